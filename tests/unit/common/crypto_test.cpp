@@ -1,0 +1,70 @@
+#include "common/crypto.hpp"
+
+#include <gtest/gtest.h>
+
+#include <set>
+
+using namespace storeapi::crypto;
+
+TEST(Crypto, Sha256MatchesKnownVector) {
+  EXPECT_EQ(sha256_hex("abc"), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+  EXPECT_EQ(sha256_hex(""), "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+}
+
+TEST(Crypto, HmacSha256MatchesRfc4231Case2) {
+  auto mac = hmac_sha256("Jefe", "what do ya want for nothing?");
+  EXPECT_EQ(hex(mac), "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843");
+}
+
+TEST(Crypto, Base64RoundTripsAllLengths) {
+  std::string data;
+  for (int i = 0; i < 40; ++i) {
+    auto enc = base64(data);
+    EXPECT_EQ(enc.size() % 4, 0u);
+    auto dec = base64_decode(enc);
+    ASSERT_TRUE(dec.has_value()) << enc;
+    EXPECT_EQ(*dec, data);
+    auto url = base64url(data);
+    EXPECT_EQ(url.find_first_of("+/="), std::string::npos);
+    auto urldec = base64url_decode(url);
+    ASSERT_TRUE(urldec.has_value()) << url;
+    EXPECT_EQ(*urldec, data);
+    data.push_back(static_cast<char>(0xF0 + i));
+  }
+}
+
+TEST(Crypto, Base64KnownValues) {
+  EXPECT_EQ(base64("foobar"), "Zm9vYmFy");
+  EXPECT_EQ(base64("fo"), "Zm8=");
+  EXPECT_EQ(base64url("\xfb\xff"), "-_8");
+}
+
+TEST(Crypto, Base64urlRejectsForeignAndNonCanonicalText) {
+  EXPECT_FALSE(base64url_decode("Zm8=").has_value());   // padding is not url form
+  EXPECT_FALSE(base64url_decode("ab+c").has_value());
+  EXPECT_FALSE(base64url_decode("a b").has_value());
+  EXPECT_FALSE(base64url_decode("A").has_value());      // impossible length
+  ASSERT_TRUE(base64url_decode("Zm8").has_value());
+  // "Zm9" decodes to the same bytes as "Zm8" if unused bits were ignored.
+  EXPECT_FALSE(base64url_decode("Zm9").has_value());
+}
+
+TEST(Crypto, RandomAlnumHasTheRightAlphabetAndVaries) {
+  std::set<std::string> seen;
+  for (int i = 0; i < 100; ++i) {
+    auto s = random_alnum(32);
+    ASSERT_EQ(s.size(), 32u);
+    for (char c : s) EXPECT_TRUE(std::isalnum(static_cast<unsigned char>(c))) << c;
+    seen.insert(s);
+  }
+  EXPECT_EQ(seen.size(), 100u);
+}
+
+TEST(Crypto, ConstantTimeEquality) {
+  auto a = sha256("x");
+  auto b = sha256("x");
+  auto c = sha256("y");
+  EXPECT_TRUE(equal_constant_time(a, b));
+  EXPECT_FALSE(equal_constant_time(a, c));
+  EXPECT_FALSE(equal_constant_time(std::span(a).first(3), b));
+}
