@@ -1,0 +1,30 @@
+#pragma once
+// Server configuration, read once from the environment (DESIGN §3).
+#include <chrono>
+#include <cstddef>
+#include <optional>
+#include <string>
+
+#include "runtime/cores.hpp"
+#include "runtime/net.hpp"
+
+namespace storeapi::app {
+
+struct Config {
+  runtime::ListenAddress listen;                  // STOREAPI_LISTEN, default 127.0.0.1:8080
+  unsigned threads = 0;                           // STOREAPI_THREADS, default: online CPUs
+  bool access_log = true;                         // STOREAPI_ACCESS_LOG=on|off
+  std::size_t max_connections = 10'000;           // STOREAPI_MAX_CONNECTIONS (whole process)
+  std::chrono::milliseconds request_timeout{10'000};  // STOREAPI_REQUEST_TIMEOUT_MS
+  std::chrono::milliseconds idle_timeout{60'000};     // STOREAPI_IDLE_TIMEOUT_MS
+  std::chrono::milliseconds shutdown_grace{9'000};    // STOREAPI_SHUTDOWN_GRACE_MS
+  std::string database_url;                       // STOREAPI_DATABASE_URL
+  unsigned db_conns_per_thread = 2;               // STOREAPI_DB_CONNS_PER_THREAD
+  std::string secret;                             // STOREAPI_SECRET (generated when unset)
+  bool secret_generated = false;
+
+  // Reads the environment; on a bad value returns nullopt and sets `error` to one line.
+  static std::optional<Config> from_env(std::string& error);
+};
+
+}  // namespace storeapi::app

@@ -1,0 +1,98 @@
+// storeapi: the Store Commerce API server. Configuration comes from the environment
+// (see app/config.hpp and README). One pinned thread per core, each with its own
+// io_uring, listener (SO_REUSEPORT), connections and database connections.
+#include <csignal>
+#include <future>
+#include <cstdio>
+#include <memory>
+#include <vector>
+
+#include "api/application.hpp"
+#include "app/config.hpp"
+#include "http/server.hpp"
+#include "runtime/cores.hpp"
+#include "runtime/net.hpp"
+
+using namespace storeapi;
+
+namespace {
+
+struct CoreState {
+  std::unique_ptr<api::Application> application;
+  std::unique_ptr<http::Server> server;
+};
+
+sigset_t shutdown_signals() {
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, SIGTERM);
+  sigaddset(&set, SIGINT);
+  return set;
+}
+
+}  // namespace
+
+int main() {
+  std::string error;
+  auto config = app::Config::from_env(error);
+  if (!config) {
+    std::fprintf(stderr, "storeapi: %s\n", error.c_str());
+    return 2;
+  }
+  // Signals are taken by sigwait() on the main thread only; every core inherits the mask.
+  sigset_t signals = shutdown_signals();
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+  std::signal(SIGPIPE, SIG_IGN);
+
+  int first_listener = -1;
+  try {
+    first_listener = runtime::listen_tcp(config->listen);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "storeapi: %s\n", e.what());
+    return 1;
+  }
+  runtime::ListenAddress bound = config->listen;
+  bound.port = runtime::local_port(first_listener);  // port 0 resolves once, for every core
+
+  http::ServerOptions server_options;
+  server_options.request_timeout = config->request_timeout;
+  server_options.idle_timeout = config->idle_timeout;
+  server_options.max_connections = (config->max_connections + config->threads - 1) / config->threads;
+  server_options.access_log = config->access_log;
+
+  std::vector<CoreState> cores_state(config->threads);
+  std::unique_ptr<runtime::Cores> cores;
+  try {
+    cores = std::make_unique<runtime::Cores>(config->threads, [&](runtime::Reactor& reactor) {
+      CoreState& state = cores_state[reactor.index()];
+      int fd = reactor.index() == 0 ? first_listener : runtime::listen_tcp(bound);
+      state.application = std::make_unique<api::Application>(*config);
+      state.server = std::make_unique<http::Server>(fd, *state.application, server_options);
+      state.server->start();
+    });
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "storeapi: start failed: %s\n", e.what());
+    return 1;
+  }
+  std::fprintf(stderr, "storeapi: listening on %s:%u with %u threads\n", bound.host.c_str(), bound.port,
+               config->threads);
+  if (config->secret_generated)
+    std::fprintf(stderr, "storeapi: STOREAPI_SECRET is unset; using a generated one (cursors end with the process)\n");
+
+  int sig = 0;
+  sigwait(&signals, &sig);
+  std::fprintf(stderr, "storeapi: %s received, draining\n", sig == SIGTERM ? "SIGTERM" : "SIGINT");
+  cores->post_all([&](runtime::Reactor& reactor) {
+    cores_state[reactor.index()].server->drain([&reactor] { reactor.stop(); });
+  });
+  // In-flight requests get a grace period; past it the cores stop regardless, still
+  // exiting 0 since the shutdown was asked for.
+  auto joined = std::async(std::launch::async, [&] { cores->join(); });
+  if (joined.wait_for(config->shutdown_grace) == std::future_status::timeout) {
+    std::fprintf(stderr, "storeapi: grace period over, stopping with requests in flight\n");
+    cores->post_all([](runtime::Reactor& reactor) { reactor.stop(); });
+    joined.wait();
+  }
+  std::fprintf(stderr, "storeapi: stopped\n");
+  return 0;
+}

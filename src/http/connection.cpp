@@ -1,0 +1,135 @@
+#include "http/connection.hpp"
+
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "http/server.hpp"
+
+namespace storeapi::http {
+namespace {
+
+// Answers of pipelined requests are sent together, up to this many bytes at a time.
+constexpr std::size_t kFlushThreshold = 64 * 1024;
+
+std::uint64_t micros_since(runtime::Clock::time_point t) {
+  return static_cast<std::uint64_t>(
+      std::chrono::duration_cast<std::chrono::microseconds>(runtime::Clock::now() - t).count());
+}
+
+}  // namespace
+
+runtime::task<void> serve_connection(Server& server, int fd) {
+  Connection connection(server, fd);
+  co_await connection.serve();
+}
+
+Connection::Connection(Server& server, int fd)
+    : server_(server), fd_(fd), reader_(server.options().limits) {
+  server_.link(this);
+}
+
+Connection::~Connection() {
+  ::close(fd_);
+  server_.unlink(this);
+}
+
+runtime::task<void> Connection::serve() {
+  Request req;
+  for (;;) {
+    for (;;) {
+      RequestReader::Result r = reader_.next(req);
+      if (r == RequestReader::Result::need_more) break;
+      if (r == RequestReader::Result::error) co_return co_await refuse(reader_.rejection());
+      deadline_armed_ = false;
+      bool keep_alive = co_await answer(req);
+      if (!keep_alive) {
+        co_await flush();
+        co_return;
+      }
+      if (out_.size() >= kFlushThreshold && !co_await flush()) co_return;
+    }
+    if (!out_.empty() && !co_await flush()) co_return;
+
+    bool mid_request = reader_.mid_request();
+    if (server_.draining() && !mid_request) co_return;
+    if (reader_.take_continue_request()) {
+      out_.append("HTTP/1.1 100 Continue\r\n\r\n");
+      if (!co_await flush()) co_return;
+    }
+    std::span<char> space = reader_.recv_space();
+    if (space.empty()) co_return co_await refuse(reader_.rejection());
+
+    runtime::Deadline idle_deadline;
+    const runtime::Deadline* deadline = &request_deadline_;
+    if (!mid_request) {
+      idle_deadline = runtime::Deadline::after(server_.options().idle_timeout);
+      deadline = &idle_deadline;
+    } else if (!deadline_armed_) {
+      // Slowloris defence: the rest of this request must arrive within one deadline,
+      // however the bytes are spread over time.
+      request_deadline_ = runtime::Deadline::after(server_.options().request_timeout);
+      deadline_armed_ = true;
+    }
+    idle_ = !mid_request;
+    int n = co_await runtime::recv(fd_, space.data(), space.size(), deadline);
+    idle_ = false;
+    if (n > 0) {
+      reader_.commit(static_cast<std::size_t>(n));
+      continue;
+    }
+    // A request cut short by its deadline gets a 408; an idle timeout, the peer closing
+    // or the server draining just close.
+    if (n == -ECANCELED && mid_request && !server_.draining()) co_await refuse(Rejection::request_timeout);
+    co_return;
+  }
+}
+
+runtime::task<bool> Connection::answer(Request& req) {
+  auto started = runtime::Clock::now();
+  std::string_view id = next_request_id();
+  std::memcpy(request_id_, id.data(), id.size());
+  request_id_len_ = id.size();
+  req.request_id = {request_id_, request_id_len_};
+
+  res_.reset();
+  try {
+    co_await server_.handler().handle(req, res_);
+  } catch (...) {
+    res_.reset();
+    server_.handler().reject(Rejection::internal_error, req.request_id, res_);
+  }
+  bool keep_alive = req.keep_alive && !res_.close && !server_.draining();
+  ResponseFraming framing{req.request_id, req.method == Method::HEAD, keep_alive, req.http_minor == 0};
+  std::size_t bytes = serialize(res_, framing, out_);
+  server_.access_log().record({req.method_text, req.path, res_.status, bytes, micros_since(started), req.request_id});
+  co_return keep_alive;
+}
+
+runtime::task<void> Connection::refuse(Rejection why) {
+  std::string_view id = next_request_id();
+  res_.reset();
+  server_.handler().reject(why, id, res_);
+  ResponseFraming framing{id, false, false, false};
+  std::size_t bytes = serialize(res_, framing, out_);
+  server_.access_log().record({"-", "-", res_.status, bytes, 0, id});
+  co_await flush();
+}
+
+runtime::task<bool> Connection::flush() {
+  std::size_t off = 0;
+  while (off < out_.size()) {
+    runtime::Deadline deadline = runtime::Deadline::after(server_.options().send_timeout);
+    int n = co_await runtime::send(fd_, out_.data() + off, out_.size() - off, &deadline);
+    if (n <= 0) {
+      out_.clear();
+      co_return false;
+    }
+    off += static_cast<std::size_t>(n);
+  }
+  out_.clear();
+  co_return true;
+}
+
+}  // namespace storeapi::http

@@ -1,0 +1,40 @@
+#pragma once
+// A parsed HTTP request. Every view points into the connection's buffers and stays valid
+// until the response to this request has been written.
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+namespace storeapi::http {
+
+enum class Method : std::uint8_t { GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS, OTHER };
+
+std::string_view method_name(Method m) noexcept;
+
+struct Header {
+  std::string_view name;
+  std::string_view value;
+};
+
+struct Request {
+  Method method = Method::OTHER;
+  std::string_view method_text;
+  std::string_view target;  // as sent: path and query
+  std::string_view path;    // before '?'
+  std::string_view query;   // after '?', still percent-encoded; empty when absent
+  std::string_view body;    // de-chunked; followed by at least kBodyPadding readable bytes
+  std::string_view request_id;
+  const std::vector<Header>* headers = nullptr;
+  std::uint8_t http_minor = 1;
+  bool keep_alive = true;
+
+  // Padding after the body so simdjson can parse it in place.
+  static constexpr std::size_t kBodyPadding = 64;
+
+  // First header with this name (ASCII case-insensitive), or empty with found=false.
+  std::string_view header(std::string_view name, bool* found = nullptr) const noexcept;
+};
+
+bool iequals(std::string_view a, std::string_view b) noexcept;
+
+}  // namespace storeapi::http

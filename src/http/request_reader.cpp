@@ -1,0 +1,233 @@
+#include "http/request_reader.hpp"
+
+#include <algorithm>
+#include <cstring>
+
+namespace storeapi::http {
+namespace {
+
+RequestReader* self(llhttp_t* p) { return static_cast<RequestReader*>(p->data); }
+
+Method to_method(std::uint8_t m) {
+  switch (static_cast<llhttp_method_t>(m)) {
+    case HTTP_GET: return Method::GET;
+    case HTTP_HEAD: return Method::HEAD;
+    case HTTP_POST: return Method::POST;
+    case HTTP_PUT: return Method::PUT;
+    case HTTP_PATCH: return Method::PATCH;
+    case HTTP_DELETE: return Method::DELETE;
+    case HTTP_OPTIONS: return Method::OPTIONS;
+    default: return Method::OTHER;
+  }
+}
+
+std::string_view trim_trailing_ows(std::string_view v) {
+  while (!v.empty() && (v.back() == ' ' || v.back() == '\t')) v.remove_suffix(1);
+  return v;
+}
+
+// Chunk framing can add a few bytes per chunk on top of the body; this much slack keeps
+// honest chunked uploads of a maximal body within the buffer.
+constexpr std::size_t kFramingSlack = 16 * 1024;
+
+}  // namespace
+
+const llhttp_settings_t RequestReader::settings_ = [] {
+  llhttp_settings_t s;
+  llhttp_settings_init(&s);
+  s.on_message_begin = &RequestReader::on_message_begin;
+  s.on_url = &RequestReader::on_url;
+  s.on_header_field = &RequestReader::on_header_field;
+  s.on_header_value = &RequestReader::on_header_value;
+  s.on_headers_complete = &RequestReader::on_headers_complete;
+  s.on_body = &RequestReader::on_body;
+  s.on_message_complete = &RequestReader::on_message_complete;
+  return s;
+}();
+
+RequestReader::RequestReader(ReaderLimits limits)
+    : limits_(limits),
+      max_buffer_(limits.max_header_bytes + limits.max_body_bytes + kFramingSlack),
+      buf_(new char[limits.initial_buffer]),
+      cap_(limits.initial_buffer) {
+  llhttp_init(&parser_, HTTP_REQUEST, &settings_);
+  parser_.data = this;
+  header_spans_.reserve(32);
+  headers_.reserve(32);
+}
+
+void RequestReader::extend(Span& s, const char* at, std::size_t len) noexcept {
+  // Pieces of one token arrive in order over a contiguous buffer: the first fixes the
+  // offset, later ones only lengthen it.
+  if (s.len == 0) s.off = static_cast<std::size_t>(at - buf_.get());
+  s.len += len;
+}
+
+int RequestReader::on_message_begin(llhttp_t* p) {
+  RequestReader* r = self(p);
+  r->in_message_ = true;
+  r->headers_done_ = false;
+  r->message_done_ = false;
+  r->in_header_value_ = false;
+  r->expect_continue_ = false;
+  r->url_ = {};
+  r->header_spans_.clear();
+  r->body_.clear();
+  return 0;
+}
+
+int RequestReader::on_url(llhttp_t* p, const char* at, std::size_t len) {
+  self(p)->extend(self(p)->url_, at, len);
+  return 0;
+}
+
+int RequestReader::on_header_field(llhttp_t* p, const char* at, std::size_t len) {
+  RequestReader* r = self(p);
+  if (r->header_spans_.empty() || r->in_header_value_) {
+    r->header_spans_.push_back({});
+    r->in_header_value_ = false;
+  }
+  r->extend(r->header_spans_.back().name, at, len);
+  return 0;
+}
+
+int RequestReader::on_header_value(llhttp_t* p, const char* at, std::size_t len) {
+  RequestReader* r = self(p);
+  r->in_header_value_ = true;
+  r->extend(r->header_spans_.back().value, at, len);
+  return 0;
+}
+
+int RequestReader::on_headers_complete(llhttp_t* p) {
+  RequestReader* r = self(p);
+  r->headers_done_ = true;
+  if ((p->flags & F_CONTENT_LENGTH) && p->content_length > r->limits_.max_body_bytes) {
+    r->fail(Rejection::payload_too_large);
+    return -1;
+  }
+  int hosts = 0;
+  for (const HeaderSpan& h : r->header_spans_) {
+    std::string_view name = r->view(h.name);
+    if (iequals(name, "host")) ++hosts;
+    if (iequals(name, "expect")) {
+      if (!iequals(trim_trailing_ows(r->view(h.value)), "100-continue")) {
+        r->fail(Rejection::bad_request);  // no other expectation exists
+        return -1;
+      }
+      r->expect_continue_ = true;
+    }
+  }
+  // RFC 9112 §3.2: an HTTP/1.1 request carries exactly one Host.
+  if (hosts > 1 || (hosts == 0 && p->http_major == 1 && p->http_minor >= 1)) {
+    r->fail(Rejection::bad_request);
+    return -1;
+  }
+  r->body_.reserve(std::min<std::size_t>(p->content_length, r->limits_.max_body_bytes) + Request::kBodyPadding);
+  return 0;
+}
+
+int RequestReader::on_body(llhttp_t* p, const char* at, std::size_t len) {
+  RequestReader* r = self(p);
+  if (r->body_.size() + len > r->limits_.max_body_bytes) {
+    r->fail(Rejection::payload_too_large);
+    return -1;
+  }
+  r->body_.append(at, len);
+  return 0;
+}
+
+int RequestReader::on_message_complete(llhttp_t* p) {
+  RequestReader* r = self(p);
+  r->message_done_ = true;
+  r->in_message_ = false;
+  // Protocol upgrades are not offered: such a request is answered, then the connection closes.
+  r->keep_alive_ = llhttp_should_keep_alive(p) != 0 && !p->upgrade;
+  return HPE_PAUSED;  // hand this request out before parsing the next one
+}
+
+bool RequestReader::take_continue_request() noexcept {
+  if (!expect_continue_ || !headers_done_ || message_done_) return false;
+  expect_continue_ = false;
+  return true;
+}
+
+RequestReader::Result RequestReader::next(Request& out) {
+  if (message_done_) {
+    // The previous request has been answered: its bytes can go.
+    message_done_ = false;
+    start_ = parsed_;
+    llhttp_resume(&parser_);
+  }
+  for (;;) {
+    std::size_t window_end = end_;
+    if (!headers_done_ || !in_message_) {
+      // Never hand llhttp more header bytes than the limit allows.
+      window_end = std::min(end_, start_ + limits_.max_header_bytes);
+    }
+    if (parsed_ == window_end) {
+      if (!headers_done_ && window_end - start_ >= limits_.max_header_bytes) {
+        fail(Rejection::headers_too_large);
+        return Result::error;
+      }
+      if (!mid_request()) start_ = parsed_;
+      return Result::need_more;
+    }
+    const char* from = buf_.get() + parsed_;
+    llhttp_errno_t err = llhttp_execute(&parser_, from, window_end - parsed_);
+    if (err == HPE_OK) {
+      parsed_ = window_end;
+      continue;
+    }
+    if (err == HPE_PAUSED) {
+      parsed_ = static_cast<std::size_t>(llhttp_get_error_pos(&parser_) - buf_.get());
+      build(out);
+      return Result::request;
+    }
+    if (!failed_) fail(Rejection::bad_request);  // llhttp refused the bytes themselves
+    return Result::error;
+  }
+}
+
+void RequestReader::build(Request& out) {
+  out.method = to_method(llhttp_get_method(&parser_));
+  out.method_text = llhttp_method_name(static_cast<llhttp_method_t>(llhttp_get_method(&parser_)));
+  out.target = view(url_);
+  std::size_t q = out.target.find('?');
+  out.path = out.target.substr(0, q);
+  out.query = q == std::string_view::npos ? std::string_view{} : out.target.substr(q + 1);
+  body_.reserve(body_.size() + Request::kBodyPadding);
+  out.body = body_;
+  // Views are taken only now: the buffer may have moved while the body arrived.
+  headers_.clear();
+  for (const HeaderSpan& h : header_spans_) headers_.push_back({view(h.name), trim_trailing_ows(view(h.value))});
+  out.headers = &headers_;
+  out.http_minor = llhttp_get_http_minor(&parser_);
+  out.keep_alive = keep_alive_;
+}
+
+std::span<char> RequestReader::recv_space() {
+  if (end_ == cap_ && start_ > 0) {
+    // Move the unfinished request to the front; every recorded offset moves with it.
+    std::size_t shift = start_;
+    std::memmove(buf_.get(), buf_.get() + shift, end_ - shift);
+    end_ -= shift;
+    parsed_ -= shift;
+    start_ = 0;
+    url_.off -= std::min(url_.off, shift);
+    for (HeaderSpan& h : header_spans_) {
+      h.name.off -= std::min(h.name.off, shift);
+      h.value.off -= std::min(h.value.off, shift);
+    }
+  }
+  if (end_ == cap_ && cap_ < max_buffer_) {
+    std::size_t cap = std::min(cap_ * 2, max_buffer_);
+    std::unique_ptr<char[]> bigger(new char[cap]);
+    std::memcpy(bigger.get(), buf_.get(), end_);
+    buf_ = std::move(bigger);
+    cap_ = cap;
+  }
+  if (end_ == cap_) fail(headers_done_ ? Rejection::payload_too_large : Rejection::headers_too_large);
+  return {buf_.get() + end_, cap_ - end_};
+}
+
+}  // namespace storeapi::http

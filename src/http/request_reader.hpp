@@ -1,0 +1,107 @@
+#pragma once
+// Reads HTTP/1.1 requests from a connection's byte stream with llhttp (strict: no lenient
+// flag is ever enabled, see PITFALLS) and enforces the limits llhttp leaves to its user:
+// request line + headers <= 16 KiB (else 431), body <= 64 KiB (else 413). Pipelined
+// requests are returned one at a time, in order.
+#include <llhttp.h>
+
+#include <cstddef>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "http/request.hpp"
+
+namespace storeapi::http {
+
+// Why the HTTP layer refused a request before any handler saw it.
+enum class Rejection : std::uint8_t {
+  bad_request,          // 400: malformed HTTP, smuggling attempts
+  headers_too_large,    // 431
+  payload_too_large,    // 413
+  request_timeout,      // 408: the request did not arrive in time
+  too_many_connections, // 503
+  internal_error,       // 500: a handler failed unexpectedly
+};
+
+struct ReaderLimits {
+  std::size_t max_header_bytes = 16 * 1024;
+  std::size_t max_body_bytes = 64 * 1024;
+  std::size_t initial_buffer = 4 * 1024;
+};
+
+class RequestReader {
+ public:
+  explicit RequestReader(ReaderLimits limits = {});
+  RequestReader(const RequestReader&) = delete;
+  RequestReader& operator=(const RequestReader&) = delete;
+
+  enum class Result { need_more, request, error };
+
+  // Parses buffered bytes. On `request`, `out` describes the next request; its views stay
+  // valid until the next call to next() or recv_space(). On `error`, rejection() says why;
+  // the connection must answer and close (the stream cannot be resynchronised).
+  Result next(Request& out);
+  Rejection rejection() const noexcept { return rejection_; }
+
+  // Where to receive more bytes; compacts or grows the buffer as needed. Empty when the
+  // current request cannot fit (next() then reports the error).
+  std::span<char> recv_space();
+  void commit(std::size_t n) noexcept { end_ += n; }
+
+  // Bytes of an unfinished request are buffered.
+  bool mid_request() const noexcept { return end_ > start_ || in_message_; }
+  // True once per request that sent `Expect: 100-continue` and whose body is still to come.
+  bool take_continue_request() noexcept;
+
+ private:
+  struct Span {
+    std::size_t off = 0, len = 0;
+  };
+  struct HeaderSpan {
+    Span name, value;
+  };
+
+  static int on_message_begin(llhttp_t*);
+  static int on_url(llhttp_t*, const char*, std::size_t);
+  static int on_header_field(llhttp_t*, const char*, std::size_t);
+  static int on_header_value(llhttp_t*, const char*, std::size_t);
+  static int on_headers_complete(llhttp_t*);
+  static int on_body(llhttp_t*, const char*, std::size_t);
+  static int on_message_complete(llhttp_t*);
+  static const llhttp_settings_t settings_;
+
+  void extend(Span& s, const char* at, std::size_t len) noexcept;
+  std::string_view view(Span s) const noexcept { return {buf_.get() + s.off, s.len}; }
+  void build(Request& out);
+  void fail(Rejection r) noexcept {
+    rejection_ = r;
+    failed_ = true;
+  }
+
+  ReaderLimits limits_;
+  std::size_t max_buffer_;
+  std::unique_ptr<char[]> buf_;
+  std::size_t cap_;
+  std::size_t start_ = 0;   // first byte of the current request
+  std::size_t parsed_ = 0;  // bytes handed to llhttp
+  std::size_t end_ = 0;     // bytes received
+
+  llhttp_t parser_{};
+  bool in_message_ = false;
+  bool headers_done_ = false;
+  bool message_done_ = false;
+  bool in_header_value_ = false;
+  bool expect_continue_ = false;
+  bool keep_alive_ = true;
+  bool failed_ = false;
+  Rejection rejection_ = Rejection::bad_request;
+
+  Span url_;
+  std::vector<HeaderSpan> header_spans_;
+  std::vector<Header> headers_;
+  std::string body_;
+};
+
+}  // namespace storeapi::http

@@ -1,0 +1,47 @@
+#pragma once
+// A response under construction. Its buffers belong to the connection and are reused from
+// request to request, so a warm connection builds responses without heap allocation.
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace storeapi::http {
+
+struct Response {
+  int status = 200;
+  std::string body;           // JSON
+  std::string extra_headers;  // complete "Name: value\r\n" lines
+  bool close = false;         // answer with Connection: close and close afterwards
+
+  void add_header(std::string_view name, std::string_view value);
+  void add_header(std::string_view name, std::int64_t value);
+  void reset() noexcept {
+    status = 200;
+    body.clear();
+    extra_headers.clear();
+    close = false;
+  }
+};
+
+struct ResponseFraming {
+  std::string_view request_id;
+  bool head = false;        // HEAD: headers as for GET, no body
+  bool keep_alive = true;
+  bool http10 = false;      // HTTP/1.0 peers need an explicit keep-alive
+};
+
+// Appends status line, headers (Content-Type, Content-Length, Date, Request-Id, the
+// response's own) and body to `out`. Returns the number of body bytes written.
+std::size_t serialize(const Response& res, const ResponseFraming& framing, std::string& out);
+
+std::string_view reason_phrase(int status) noexcept;
+
+// "Sat, 21 Nov 2026 21:55:45 GMT", recomputed at most once a second per thread.
+std::string_view http_date() noexcept;
+
+// A fresh request id, "req_" + 20 hex digits, unique within this process and unlikely to
+// repeat across processes (random per-thread prefix + counter). Valid until the next call
+// on this thread.
+std::string_view next_request_id() noexcept;
+
+}  // namespace storeapi::http

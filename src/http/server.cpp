@@ -1,0 +1,65 @@
+#include "http/server.hpp"
+
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "http/connection.hpp"
+#include "runtime/spawn.hpp"
+
+namespace storeapi::http {
+
+Server::Server(int listen_fd, Handler& handler, ServerOptions options)
+    : handler_(handler),
+      options_(options),
+      acceptor_(listen_fd, [this](int fd) { on_accept(fd); }),
+      log_(options.access_log_fd, options.access_log) {}
+
+Server::~Server() = default;
+
+void Server::start() { acceptor_.start(); }
+
+void Server::on_accept(int fd) {
+  if (count_ >= options_.max_connections || draining_) return refuse(fd);
+  runtime::spawn(serve_connection(*this, fd));
+}
+
+void Server::refuse(int fd) {
+  // Past the connection limit: one best-effort 503 without waiting, then close.
+  Response res;
+  std::string out;
+  std::string_view id = next_request_id();
+  handler_.reject(Rejection::too_many_connections, id, res);
+  serialize(res, {id, false, false, false}, out);
+  [[maybe_unused]] auto n = ::send(fd, out.data(), out.size(), MSG_DONTWAIT | MSG_NOSIGNAL);
+  ::close(fd);
+}
+
+void Server::drain(std::function<void()> on_drained) {
+  draining_ = true;
+  on_drained_ = std::move(on_drained);
+  acceptor_.stop();
+  for (Connection* c = head_; c; c = c->next) {
+    if (!c->idle()) continue;
+    io_uring_sqe* sqe = runtime::Reactor::current().get_sqe();
+    io_uring_prep_cancel_fd(sqe, c->fd(), IORING_ASYNC_CANCEL_ALL);
+    io_uring_sqe_set_data64(sqe, 0);
+  }
+  if (count_ == 0 && on_drained_) std::exchange(on_drained_, nullptr)();
+}
+
+void Server::link(Connection* c) noexcept {
+  c->next = head_;
+  if (head_) head_->prev = c;
+  head_ = c;
+  ++count_;
+}
+
+void Server::unlink(Connection* c) noexcept {
+  if (c->prev) c->prev->next = c->next;
+  else head_ = c->next;
+  if (c->next) c->next->prev = c->prev;
+  --count_;
+  if (draining_ && count_ == 0 && on_drained_) std::exchange(on_drained_, nullptr)();
+}
+
+}  // namespace storeapi::http

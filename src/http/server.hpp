@@ -1,0 +1,62 @@
+#pragma once
+// The HTTP/1.1 server of one core: its listener, its connections, and graceful draining.
+#include <chrono>
+#include <cstddef>
+#include <functional>
+#include <memory>
+
+#include "http/access_log.hpp"
+#include "http/handler.hpp"
+#include "http/request_reader.hpp"
+#include "runtime/net.hpp"
+
+namespace storeapi::http {
+
+struct ServerOptions {
+  ReaderLimits limits;
+  std::chrono::milliseconds request_timeout{10'000};  // whole request, from its first byte
+  std::chrono::milliseconds idle_timeout{60'000};     // keep-alive wait for the next request
+  std::chrono::milliseconds send_timeout{60'000};     // a peer that stops reading
+  std::size_t max_connections = 10'000;               // on this core
+  bool access_log = true;
+  int access_log_fd = 1;
+};
+
+class Connection;
+
+class Server {
+ public:
+  Server(int listen_fd, Handler& handler, ServerOptions options);
+  ~Server();
+  Server(const Server&) = delete;
+  Server& operator=(const Server&) = delete;
+
+  void start();
+  // Stops accepting, closes idle connections and lets busy ones finish their current
+  // request. `on_drained` runs once the last connection is gone (at once if none).
+  void drain(std::function<void()> on_drained);
+
+  bool draining() const noexcept { return draining_; }
+  std::size_t connections() const noexcept { return count_; }
+  const ServerOptions& options() const noexcept { return options_; }
+  Handler& handler() noexcept { return handler_; }
+  AccessLog& access_log() noexcept { return log_; }
+
+ private:
+  friend class Connection;
+  void on_accept(int fd);
+  void refuse(int fd);
+  void link(Connection* c) noexcept;
+  void unlink(Connection* c) noexcept;
+
+  Handler& handler_;
+  ServerOptions options_;
+  runtime::Acceptor acceptor_;
+  AccessLog log_;
+  Connection* head_ = nullptr;
+  std::size_t count_ = 0;
+  bool draining_ = false;
+  std::function<void()> on_drained_;
+};
+
+}  // namespace storeapi::http

@@ -1,0 +1,40 @@
+#pragma once
+// Thread per core: N threads, each pinned to one CPU, each constructing and driving its
+// own Reactor. Everything a core serves (listener, connections, database connections,
+// caches) is created by `setup` on that core's thread and never touched by another.
+#include <functional>
+#include <memory>
+#include <thread>
+#include <vector>
+
+#include "runtime/reactor.hpp"
+
+namespace storeapi::runtime {
+
+class Cores {
+ public:
+  using Setup = std::function<void(Reactor&)>;
+
+  // Starts the threads and returns once every reactor exists and `setup` ran on each.
+  // An exception thrown by a setup is rethrown here (after the other threads stopped).
+  Cores(unsigned count, Setup setup, Reactor::Options options = {});
+  ~Cores();
+
+  unsigned size() const noexcept { return static_cast<unsigned>(reactors_.size()); }
+
+  // Runs fn(reactor) on every core's thread.
+  void post_all(const std::function<void(Reactor&)>& fn);
+
+  // Waits until every reactor's run() returned.
+  void join();
+
+  static unsigned online_cpus() noexcept;
+
+ private:
+  // Owned here (not by the threads) so that posting stays valid after a loop ended; each
+  // is still constructed on its own thread.
+  std::vector<std::unique_ptr<Reactor>> reactors_;
+  std::vector<std::thread> threads_;
+};
+
+}  // namespace storeapi::runtime
