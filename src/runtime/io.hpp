@@ -48,6 +48,8 @@ class Operation : protected Completion {
   }
   int await_resume() const noexcept { return res_; }
   unsigned flags() const noexcept { return flags_; }
+  // While suspended on this operation: ask for it to end early (it resumes -ECANCELED).
+  void cancel() const { Reactor::current().cancel(this); }
 
  protected:
   Operation() noexcept : Completion{&Operation::complete} {}

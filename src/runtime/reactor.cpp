@@ -53,6 +53,12 @@ io_uring_sqe* Reactor::get_sqe(unsigned count) {
   return io_uring_get_sqe(&ring_);
 }
 
+void Reactor::cancel(const Completion* target) {
+  io_uring_sqe* sqe = get_sqe();
+  io_uring_prep_cancel64(sqe, reinterpret_cast<std::uint64_t>(target), 0);
+  io_uring_sqe_set_data64(sqe, 0);
+}
+
 unsigned Reactor::cq_overflow() const noexcept { return *ring_.cq.koverflow; }
 
 void Reactor::arm_wakeup() {

@@ -47,6 +47,10 @@ class Reactor {
   // Queues `fn` to run on this reactor's thread; callable from any thread.
   void post(std::function<void()> fn);
 
+  // Asks the kernel to cancel the operation whose completion is `target`; the victim still
+  // completes (with -ECANCELED, or normally if it was already done).
+  void cancel(const Completion* target);
+
   // Completion-queue overflows observed by the kernel (should stay 0; see PITFALLS).
   unsigned cq_overflow() const noexcept;
 

@@ -1,0 +1,59 @@
+#include "db/connect.hpp"
+
+#include <poll.h>
+
+#include <algorithm>
+
+namespace storeapi::db {
+namespace {
+
+// Session settings every query relies on: UTC timestamps in ISO form, and a bound on any
+// one statement so a stuck query cannot hold a request forever.
+constexpr const char* kSessionOptions = "-c TimeZone=UTC -c DateStyle=ISO -c statement_timeout=10000";
+
+}  // namespace
+
+std::string one_line(const char* message) {
+  std::string s = message ? message : "";
+  std::replace(s.begin(), s.end(), '\n', ' ');
+  while (!s.empty() && s.back() == ' ') s.pop_back();
+  return s;
+}
+
+runtime::task<bool> await_socket(PGconn* conn, unsigned mask, const runtime::Deadline* deadline) {
+  runtime::Poll op(PQsocket(conn), mask, deadline);
+  int events = co_await op;
+  co_return events > 0;
+}
+
+runtime::task<PGconn*> connect(const std::string& url, const runtime::Deadline& deadline, std::string& error) {
+  const char* keys[] = {"dbname", "options", "application_name", "client_encoding", nullptr};
+  const char* values[] = {url.c_str(), kSessionOptions, "storeapi", "UTF8", nullptr};
+  PGconn* conn = PQconnectStartParams(keys, values, 1);
+  if (!conn) {
+    error = "out of memory";
+    co_return nullptr;
+  }
+  PostgresPollingStatusType polling = PQstatus(conn) == CONNECTION_BAD ? PGRES_POLLING_FAILED : PGRES_POLLING_WRITING;
+  while (polling != PGRES_POLLING_OK) {
+    if (polling == PGRES_POLLING_FAILED) {
+      error = one_line(PQerrorMessage(conn));
+      PQfinish(conn);
+      co_return nullptr;
+    }
+    if (!co_await await_socket(conn, polling == PGRES_POLLING_READING ? POLLIN : POLLOUT, &deadline)) {
+      error = "timed out connecting to the database";
+      PQfinish(conn);
+      co_return nullptr;
+    }
+    polling = PQconnectPoll(conn);
+  }
+  if (PQsetnonblocking(conn, 1) != 0) {
+    error = one_line(PQerrorMessage(conn));
+    PQfinish(conn);
+    co_return nullptr;
+  }
+  co_return conn;
+}
+
+}  // namespace storeapi::db

@@ -1,0 +1,200 @@
+#include "db/connection.hpp"
+
+#include <poll.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <string>
+
+#include "db/connect.hpp"
+#include "db/pool.hpp"
+#include "runtime/spawn.hpp"
+
+namespace storeapi::db {
+PgConnection::PgConnection(Pool& pool, unsigned id) : pool_(pool), id_(id) {}
+
+PgConnection::~PgConnection() {
+  if (conn_) PQfinish(conn_);
+}
+
+void PgConnection::start() { runtime::spawn(drive()); }
+
+runtime::task<bool> PgConnection::establish() {
+  runtime::Deadline deadline = runtime::Deadline::after(pool_.options().connect_timeout);
+  conn_ = co_await connect(pool_.options().url, deadline, last_error_);
+  if (!conn_) co_return false;
+  if (PQenterPipelineMode(conn_) != 1) {
+    last_error_ = one_line(PQerrorMessage(conn_));
+    co_return false;
+  }
+
+  for (const Statement& s : pool_.statements())
+    if (!PQsendPrepare(conn_, s.name, s.sql, s.param_count, nullptr)) co_return false;
+  if (!PQpipelineSync(conn_)) co_return false;
+  last_error_ = "connection lost while preparing statements";
+
+  bool prepared = true;
+  for (;;) {
+    int pending = PQflush(conn_);
+    if (pending < 0) co_return false;
+    if (!co_await await_socket(conn_, POLLIN | (pending ? POLLOUT : 0), &deadline)) co_return false;
+    if (!PQconsumeInput(conn_)) co_return false;
+    while (!PQisBusy(conn_)) {
+      PGresult* r = PQgetResult(conn_);
+      if (!r) continue;  // end of one Prepare's results
+      ExecStatusType status = PQresultStatus(r);
+      if (status == PGRES_PIPELINE_SYNC) {
+        PQclear(r);
+        co_return prepared;
+      }
+      if (status != PGRES_COMMAND_OK && prepared) {
+        // Typically the schema is not migrated yet: the driver retries with backoff.
+        last_error_ = "preparing statements failed: " + one_line(PQresultErrorMessage(r));
+        prepared = false;
+      }
+      PQclear(r);
+    }
+  }
+}
+
+runtime::task<void> PgConnection::drive() {
+  auto backoff = pool_.options().backoff_min;
+  for (;;) {
+    if (!conn_) {
+      if (co_await establish()) {
+        if (logged_failure_ && id_ == 0) std::fprintf(stderr, "storeapi: database connection restored\n");
+        logged_failure_ = false;
+        backoff = pool_.options().backoff_min;
+        ready_ = true;
+        pool_.on_connection_ready(*this);
+      } else {
+        if (!logged_failure_ && id_ == 0)
+          std::fprintf(stderr, "storeapi: database connection failed: %s\n", last_error_.c_str());
+        logged_failure_ = true;
+        if (conn_) PQfinish(conn_);
+        conn_ = nullptr;
+        co_await runtime::sleep_for(backoff);
+        backoff = std::min(backoff * 2, pool_.options().backoff_max);
+      }
+      continue;
+    }
+    if (broken_) {
+      close_and_fail_inflight();
+      continue;
+    }
+    runtime::Poll op(PQsocket(conn_), POLLIN | (want_write_ ? POLLOUT : 0));
+    polling_ = &op;
+    int events = co_await op;
+    polling_ = nullptr;
+    if (events == -ECANCELED) continue;  // woken to poll for something else, or to close
+    if (events < 0) {
+      broken_ = true;
+      continue;
+    }
+    if (events & POLLOUT) {
+      int pending = PQflush(conn_);
+      want_write_ = pending == 1;
+      if (pending < 0) broken_ = true;
+    }
+    if (events & (POLLIN | POLLERR | POLLHUP)) {
+      if (!PQconsumeInput(conn_)) {
+        broken_ = true;
+        continue;
+      }
+      read_results();
+    }
+  }
+}
+
+void PgConnection::read_results() {
+  while (head_ && !PQisBusy(conn_)) {
+    Unit* u = head_;
+    PGresult* r = PQgetResult(conn_);
+    if (!r) {
+      // libpq ends each statement's results with NULL; a NULL we did not expect means
+      // nothing more is available yet.
+      if (!u->awaiting_end) break;
+      u->awaiting_end = false;
+      ++u->current;
+      continue;
+    }
+    if (PQresultStatus(r) == PGRES_PIPELINE_SYNC) {
+      PQclear(r);
+      if (++u->syncs_seen == u->segments()) finish_head(Outcome::done);
+      continue;
+    }
+    if (u->current < u->size()) u->result(u->current) = Result(r);
+    else PQclear(r);
+    u->awaiting_end = true;
+  }
+  // A fatal error (server shutdown, terminated backend) leaves libpq's pipeline state
+  // unreliable: never resynchronise, drop the connection (PITFALLS).
+  if (PQstatus(conn_) == CONNECTION_BAD) broken_ = true;
+}
+
+void PgConnection::finish_head(Outcome outcome) {
+  Unit* u = head_;
+  head_ = u->next;
+  if (!head_) tail_ = nullptr;
+  u->next = nullptr;
+  --inflight_;
+  u->outcome_ = outcome;
+  u->waiter.resume();
+  pool_.on_unit_finished(*this);
+}
+
+void PgConnection::submit(Unit& unit) {
+  unit.connection = this;
+  unit.next = nullptr;
+  if (tail_) tail_->next = &unit;
+  else head_ = &unit;
+  tail_ = &unit;
+  ++inflight_;
+  for (std::size_t i = 0; i < unit.size(); ++i) {
+    Unit::Sending s = unit.sending(i);
+    if (!PQsendQueryPrepared(conn_, s.name, s.nparams, s.values, nullptr, nullptr, 0) ||
+        (s.sync_after && !PQpipelineSync(conn_))) {
+      broken_ = true;  // the driver fails this unit and the others in flight
+      wake_driver();
+      return;
+    }
+  }
+  int pending = PQflush(conn_);
+  if (pending < 0) {
+    broken_ = true;
+    wake_driver();
+  } else if (pending == 1 && !want_write_) {
+    want_write_ = true;
+    wake_driver();
+  }
+}
+
+void PgConnection::reset() {
+  broken_ = true;
+  wake_driver();
+}
+
+void PgConnection::wake_driver() {
+  if (polling_) polling_->cancel();
+}
+
+void PgConnection::close_and_fail_inflight() {
+  ready_ = false;
+  broken_ = false;
+  want_write_ = false;
+  PQfinish(conn_);
+  conn_ = nullptr;
+  while (head_) {
+    Unit* u = head_;
+    head_ = u->next;
+    u->next = nullptr;
+    --inflight_;
+    u->outcome_ = Outcome::unavailable;
+    u->waiter.resume();
+  }
+  tail_ = nullptr;
+  pool_.on_connection_lost();
+}
+
+}  // namespace storeapi::db

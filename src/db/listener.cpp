@@ -1,0 +1,80 @@
+#include "db/listener.hpp"
+
+#include <libpq-fe.h>
+#include <poll.h>
+
+#include <algorithm>
+#include <cstdio>
+
+#include "db/connect.hpp"
+#include "runtime/io.hpp"
+#include "runtime/spawn.hpp"
+
+namespace storeapi::db {
+namespace {
+
+constexpr std::chrono::milliseconds kBackoffMin{50};
+constexpr std::chrono::milliseconds kBackoffMax{2'000};
+constexpr std::chrono::milliseconds kConnectTimeout{5'000};
+
+}  // namespace
+
+Listener::Listener(std::string url, std::string channel, OnNotify on_notify)
+    : url_(std::move(url)), channel_(std::move(channel)), on_notify_(std::move(on_notify)) {}
+
+void Listener::start() { runtime::spawn(drive()); }
+
+runtime::task<void> Listener::drive() {
+  auto backoff = kBackoffMin;
+  for (;;) {
+    if (co_await listen_once()) backoff = kBackoffMin;  // it ran, then lost the connection
+    co_await runtime::sleep_for(backoff);
+    backoff = std::min(backoff * 2, kBackoffMax);
+  }
+}
+
+// Connects, listens and delivers until the connection fails. True when it got as far as
+// listening.
+runtime::task<bool> Listener::listen_once() {
+  std::string error;
+  PGconn* conn = co_await connect(url_, runtime::Deadline::after(kConnectTimeout), error);
+  if (!conn) co_return false;
+  struct Finish {
+    PGconn* c;
+    ~Finish() { PQfinish(c); }
+  } finish{conn};
+
+  std::string sql = "LISTEN ";
+  char* quoted = PQescapeIdentifier(conn, channel_.c_str(), channel_.size());
+  if (!quoted) co_return false;
+  sql += quoted;
+  PQfreemem(quoted);
+  if (!PQsendQuery(conn, sql.c_str())) co_return false;
+
+  bool confirmed = false;
+  for (;;) {
+    if (PQflush(conn) < 0) break;
+    if (!co_await await_socket(conn, POLLIN, nullptr)) break;
+    if (!PQconsumeInput(conn)) break;
+    while (!PQisBusy(conn)) {
+      PGresult* r = PQgetResult(conn);
+      if (!r) break;
+      bool ok = PQresultStatus(r) == PGRES_COMMAND_OK;
+      PQclear(r);
+      if (!ok) co_return false;
+      if (!confirmed) {
+        confirmed = true;
+        listening_ = true;
+        on_notify_("*");
+      }
+    }
+    while (PGnotify* n = PQnotifies(conn)) {
+      on_notify_(n->extra ? std::string_view(n->extra) : std::string_view());
+      PQfreemem(n);
+    }
+  }
+  listening_ = false;
+  co_return confirmed;
+}
+
+}  // namespace storeapi::db

@@ -1,0 +1,117 @@
+#include "db/pool.hpp"
+
+#include "db/connection.hpp"
+#include "runtime/io.hpp"
+
+namespace storeapi::db {
+namespace {
+
+struct AwaitUnit {
+  Unit& unit;
+  bool await_ready() const noexcept { return false; }
+  void await_suspend(std::coroutine_handle<> h) noexcept { unit.waiter = h; }
+  Outcome await_resume() const noexcept { return unit.outcome_; }
+};
+
+// After DDL a prepared statement can fail once with this error (PITFALLS); preparing it
+// again on a fresh connection and retrying the unit fixes it. Units are written so that a
+// retry is safe (a failed segment changed nothing; idempotency tokens cover the rest).
+bool needs_fresh_plan(Unit& unit) {
+  for (std::size_t i = 0; i < unit.size(); ++i) {
+    Result& r = unit.result(i);
+    if (r.sqlstate() == "0A000" &&
+        r.error_message().find("cached plan must not change result type") != std::string_view::npos)
+      return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+Pool::Pool(PoolOptions options, std::span<const Statement> statements)
+    : options_(std::move(options)), statements_(statements) {
+  for (unsigned i = 0; i < options_.connections; ++i)
+    connections_.push_back(std::make_unique<PgConnection>(*this, i));
+}
+
+Pool::~Pool() = default;
+
+void Pool::start() {
+  for (auto& c : connections_) c->start();
+}
+
+bool Pool::ready() const noexcept {
+  for (const auto& c : connections_)
+    if (c->ready()) return true;
+  return false;
+}
+
+PgConnection* Pool::pick() const noexcept {
+  PgConnection* best = nullptr;
+  for (const auto& c : connections_)
+    if (c->ready() && (!best || c->inflight() < best->inflight())) best = c.get();
+  return best;
+}
+
+runtime::task<Outcome> Pool::run(Unit& unit) {
+  for (int attempt = 0;; ++attempt) {
+    PgConnection* c = pick();
+    // A retry follows a reset: give the connections the time to come back (rare path).
+    for (int i = 0; attempt > 0 && !c && i < 100; ++i) {
+      co_await runtime::sleep_for(options_.connect_timeout / 100);
+      c = pick();
+    }
+    if (!c) co_return Outcome::unavailable;
+    if (c->inflight() >= options_.max_inflight_per_connection || queue_head_) {
+      if (queued_ >= options_.max_queued) co_return Outcome::overloaded;
+      unit.next = nullptr;
+      if (queue_tail_) queue_tail_->next = &unit;
+      else queue_head_ = &unit;
+      queue_tail_ = &unit;
+      ++queued_;
+    } else {
+      c->submit(unit);
+    }
+    Outcome outcome = co_await AwaitUnit{unit};
+    if (outcome == Outcome::done && attempt == 0 && needs_fresh_plan(unit)) {
+      unit.connection->reset();
+      unit.reset_results();
+      continue;
+    }
+    co_return outcome;
+  }
+}
+
+void Pool::dispatch_queued() {
+  while (queue_head_) {
+    PgConnection* c = pick();
+    if (!c || c->inflight() >= options_.max_inflight_per_connection) return;
+    Unit* u = queue_head_;
+    queue_head_ = u->next;
+    if (!queue_head_) queue_tail_ = nullptr;
+    --queued_;
+    c->submit(*u);
+  }
+}
+
+void Pool::fail_queued(Outcome why) {
+  while (queue_head_) {
+    Unit* u = queue_head_;
+    queue_head_ = u->next;
+    if (!queue_head_) queue_tail_ = nullptr;
+    --queued_;
+    u->next = nullptr;
+    u->outcome_ = why;
+    u->waiter.resume();
+  }
+}
+
+void Pool::on_connection_ready(PgConnection&) { dispatch_queued(); }
+
+void Pool::on_connection_lost() {
+  if (!ready()) fail_queued(Outcome::unavailable);
+}
+
+void Pool::on_unit_finished(PgConnection&) { dispatch_queued(); }
+
+}  // namespace storeapi::db

@@ -1,0 +1,70 @@
+#pragma once
+// The database pool of one core: a few libpq connections in non-blocking pipeline mode,
+// their socket readiness watched through io_uring. Work goes to the least-loaded ready
+// connection; in-flight units per connection are bounded, past the bound units wait in a
+// bounded queue, past the queue they are refused (503). When the database goes away,
+// in-flight and queued units fail at once (503) and connections come back with backoff,
+// preparing their statements again.
+#include <chrono>
+#include <cstddef>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "db/statement.hpp"
+#include "db/unit.hpp"
+#include "runtime/task.hpp"
+
+namespace storeapi::db {
+
+struct PoolOptions {
+  std::string url;
+  unsigned connections = 2;
+  unsigned max_inflight_per_connection = 64;
+  unsigned max_queued = 1024;
+  std::chrono::milliseconds connect_timeout{5'000};
+  std::chrono::milliseconds backoff_min{50};
+  std::chrono::milliseconds backoff_max{2'000};
+};
+
+class PgConnection;
+
+class Pool {
+ public:
+  Pool(PoolOptions options, std::span<const Statement> statements);
+  ~Pool();
+  Pool(const Pool&) = delete;
+  Pool& operator=(const Pool&) = delete;
+
+  // Starts connecting; call on the owning core's thread, inside its reactor.
+  void start();
+
+  // Runs the unit and resumes when its last Sync arrived (or it failed as a whole).
+  runtime::task<Outcome> run(Unit& unit);
+
+  // At least one connection is up and prepared.
+  bool ready() const noexcept;
+
+  const PoolOptions& options() const noexcept { return options_; }
+  std::span<const Statement> statements() const noexcept { return statements_; }
+
+  // --- for PgConnection ---
+  void on_connection_ready(PgConnection& c);
+  void on_connection_lost();
+  void on_unit_finished(PgConnection& c);
+
+ private:
+  PgConnection* pick() const noexcept;
+  void dispatch_queued();
+  void fail_queued(Outcome why);
+
+  PoolOptions options_;
+  std::span<const Statement> statements_;
+  std::vector<std::unique_ptr<PgConnection>> connections_;
+  Unit* queue_head_ = nullptr;
+  Unit* queue_tail_ = nullptr;
+  std::size_t queued_ = 0;
+};
+
+}  // namespace storeapi::db

@@ -1,0 +1,107 @@
+#pragma once
+// A unit of database work: one or more prepared statements sent back to back and ended by
+// a Sync, so one request's failure never spoils another request's statements on the same
+// pipelined connection. sync() inside a unit splits it into segments, each its own
+// implicit transaction. Parameters are copied into the unit (NUL-terminated text), so the
+// caller's strings need not outlive add(); the unit itself lives in the awaiting
+// coroutine's frame and allocates nothing on the heap for typical requests.
+#include <coroutine>
+#include <cstdint>
+#include <initializer_list>
+#include <memory>
+#include <optional>
+#include <string_view>
+
+#include "db/result.hpp"
+#include "db/statement.hpp"
+
+namespace storeapi::db {
+
+class PgConnection;
+
+class Param {
+ public:
+  Param(std::string_view text) noexcept : text_(text), null_(false) {}  // NOLINT: implicit by design
+  Param(const char* text) noexcept : text_(text), null_(false) {}       // NOLINT
+  Param(std::nullopt_t) noexcept : null_(true) {}                       // NOLINT
+  Param(std::int64_t v) noexcept : integer_(v), is_integer_(true), null_(false) {}  // NOLINT
+  Param(int v) noexcept : Param(static_cast<std::int64_t>(v)) {}                  // NOLINT
+  template <class T>
+  Param(const std::optional<T>& v) noexcept : Param(v ? Param(*v) : Param(std::nullopt)) {}  // NOLINT
+
+ private:
+  friend class Unit;
+  std::string_view text_;
+  std::int64_t integer_ = 0;
+  bool is_integer_ = false;
+  bool null_ = true;
+};
+
+enum class Outcome : std::uint8_t {
+  done,         // every statement ran (each result says whether it succeeded)
+  unavailable,  // no database connection: answer 503
+  overloaded,   // every connection and the queue are full: answer 503
+};
+
+class Unit {
+ public:
+  static constexpr std::size_t kMaxStatements = 6;
+  static constexpr std::size_t kMaxParams = 96;
+
+  Unit() = default;
+  Unit(const Unit&) = delete;
+  Unit& operator=(const Unit&) = delete;
+
+  Unit& add(const Statement& statement, std::initializer_list<Param> params);
+  Unit& sync();
+
+  std::size_t size() const noexcept { return count_; }
+  Result& result(std::size_t i) noexcept { return results_[i]; }
+  Outcome outcome() const noexcept { return outcome_; }
+
+  // --- used by the connection that runs the unit ---
+  struct Sending {
+    const char* name;
+    int nparams;
+    const char* const* values;
+    bool sync_after;
+  };
+  Sending sending(std::size_t i) noexcept;
+  std::size_t segments() const noexcept;
+  // Forgets results of a previous attempt (before a retry).
+  void reset_results() noexcept;
+
+  Unit* next = nullptr;  // intrusive queue link
+  PgConnection* connection = nullptr;  // where it ran
+  std::coroutine_handle<> waiter;
+  Outcome outcome_ = Outcome::done;
+  std::size_t current = 0;       // statement whose results arrive next
+  bool awaiting_end = false;     // a result arrived; libpq's NULL end-marker comes next
+  std::size_t syncs_seen = 0;
+
+ private:
+  std::size_t store(std::string_view bytes);
+
+  struct Entry {
+    const Statement* statement;
+    std::uint16_t first_param;
+    std::uint16_t nparams;
+    bool sync_after;
+  };
+  Entry entries_[kMaxStatements];
+  Result results_[kMaxStatements];
+  std::size_t count_ = 0;
+
+  // Parameter offsets into the arena; -1 is SQL NULL. Pointers are formed at send time
+  // because the arena may move when it grows.
+  std::int32_t offsets_[kMaxParams];
+  const char* pointers_[kMaxParams];
+  std::size_t param_count_ = 0;
+
+  char inline_arena_[1024];
+  std::unique_ptr<char[]> heap_arena_;
+  std::size_t arena_cap_ = sizeof inline_arena_;
+  std::size_t arena_used_ = 0;
+};
+
+}  // namespace storeapi::db

@@ -1,0 +1,314 @@
+// The pipelined pool against the real test cluster: results reach the right units,
+// a failing unit spoils no other, lost connections fail in-flight work with
+// `unavailable` and come back, statements are re-prepared after DDL, bounds hold.
+#include "db/listener.hpp"
+#include "db/pool.hpp"
+#include "runtime/io.hpp"
+#include "runtime/reactor.hpp"
+#include "runtime/spawn.hpp"
+
+#include <gtest/gtest.h>
+#include <libpq-fe.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <functional>
+#include <string>
+#include <vector>
+
+using namespace storeapi;
+using namespace std::chrono_literals;
+
+// ASSERT_* returns, which a coroutine may not: this one co_returns instead.
+#define CO_ASSERT_TRUE(cond) \
+  do {                       \
+    EXPECT_TRUE(cond);       \
+    if (!(cond)) co_return;  \
+  } while (0)
+
+namespace {
+
+std::string database_url() {
+  const char* url = std::getenv("STOREAPI_TEST_DATABASE_URL");
+  if (!url) ADD_FAILURE() << "STOREAPI_TEST_DATABASE_URL is not set: run the tests through tools/test";
+  return url ? url : "";
+}
+
+// A blocking side connection for setup and for sabotage.
+class Admin {
+ public:
+  Admin() : conn_(PQconnectdb(database_url().c_str())) {
+    if (PQstatus(conn_) != CONNECTION_OK) ADD_FAILURE() << PQerrorMessage(conn_);
+  }
+  ~Admin() { PQfinish(conn_); }
+  std::string exec(const std::string& sql) {
+    PGresult* r = PQexec(conn_, sql.c_str());
+    std::string out;
+    ExecStatusType st = PQresultStatus(r);
+    if (st != PGRES_COMMAND_OK && st != PGRES_TUPLES_OK) ADD_FAILURE() << sql << ": " << PQresultErrorMessage(r);
+    else if (st == PGRES_TUPLES_OK && PQntuples(r) > 0) out = PQgetvalue(r, 0, 0);
+    PQclear(r);
+    return out;
+  }
+
+ private:
+  PGconn* conn_;
+};
+
+const std::string kSchema = "pool_test_" + std::to_string(::getpid());
+
+const db::Statement kDouble{"double_it", "select $1::int8 * 2", 1};
+const db::Statement kDivide{"divide", "select 100 / $1::int", 1};
+const db::Statement kSleep{"sleep", "select pg_sleep($1::float8)::text", 1};
+const db::Statement kBackendPid{"backend_pid", "select pg_backend_pid()", 0};
+
+// Runs `body` as a coroutine on a fresh reactor on this thread until it finishes.
+void run_on_reactor(std::function<runtime::task<void>()> body) {
+  runtime::Reactor reactor(0, {});
+  struct Runner {
+    static runtime::task<void> run(std::function<runtime::task<void>()> body, runtime::Reactor* r) {
+      co_await body();
+      r->stop();
+    }
+  };
+  reactor.post([&] { runtime::spawn(Runner::run(body, &reactor)); });
+  reactor.run();
+}
+
+db::PoolOptions options(unsigned connections) {
+  db::PoolOptions o;
+  o.url = database_url();
+  o.connections = connections;
+  o.backoff_min = 10ms;
+  o.backoff_max = 100ms;
+  return o;
+}
+
+runtime::task<void> wait_ready(db::Pool& pool) {
+  for (int i = 0; i < 500 && !pool.ready(); ++i) co_await runtime::sleep_for(10ms);
+  EXPECT_TRUE(pool.ready());
+}
+
+runtime::task<void> double_it(db::Pool& pool, std::int64_t n, int& failures) {
+  db::Unit unit;
+  unit.add(kDouble, {n});
+  db::Outcome outcome = co_await pool.run(unit);
+  if (outcome != db::Outcome::done || !unit.result(0).ok() || unit.result(0).int64(0, 0) != 2 * n) ++failures;
+}
+
+}  // namespace
+
+TEST(DbPool, ManyConcurrentUnitsGetTheirOwnResults) {
+  std::vector<db::Statement> statements{kDouble};
+  // The pool outlives the reactor loop: its drivers may still be suspended in it.
+  db::Pool pool(options(2), statements);
+  run_on_reactor([&]() -> runtime::task<void> {
+    pool.start();
+    co_await wait_ready(pool);
+    int failures = 0;
+    int finished = 0;
+    struct Counter {
+      static runtime::task<void> one(db::Pool& p, std::int64_t n, int& failures, int& finished) {
+        co_await double_it(p, n, failures);
+        ++finished;
+      }
+    };
+    for (int i = 0; i < 1000; ++i) runtime::spawn(Counter::one(pool, i, failures, finished));
+    while (finished < 1000) co_await runtime::sleep_for(1ms);
+    EXPECT_EQ(failures, 0);
+  });
+}
+
+TEST(DbPool, AFailingStatementSpoilsOnlyItsOwnSegment) {
+  std::vector<db::Statement> statements{kDouble, kDivide};
+  // The pool outlives the reactor loop: its drivers may still be suspended in it.
+  db::Pool pool(options(1), statements);
+  run_on_reactor([&]() -> runtime::task<void> {
+    pool.start();
+    co_await wait_ready(pool);
+    db::Unit bad;
+    bad.add(kDivide, {0}).add(kDouble, {1}).sync().add(kDouble, {2});
+    db::Unit good;
+    good.add(kDouble, {21});
+    // Both are in the pipeline at once on the single connection.
+    struct Both {
+      static runtime::task<void> run(db::Pool& p, db::Unit& u, db::Outcome& out) { out = co_await p.run(u); }
+    };
+    db::Outcome bad_outcome{}, good_outcome{};
+    bool done = false;
+    struct Join {
+      static runtime::task<void> run(db::Pool& p, db::Unit& u, db::Outcome& out, bool& done) {
+        out = co_await p.run(u);
+        done = true;
+      }
+    };
+    runtime::spawn(Join::run(pool, good, good_outcome, done));
+    co_await Both::run(pool, bad, bad_outcome);
+    while (!done) co_await runtime::sleep_for(1ms);
+
+    EXPECT_EQ(bad_outcome, db::Outcome::done);
+    EXPECT_EQ(bad.result(0).sqlstate(), "22012");  // division_by_zero
+    EXPECT_EQ(bad.result(1).status(), PGRES_PIPELINE_ABORTED);
+    CO_ASSERT_TRUE(bad.result(2).ok());
+    EXPECT_EQ(bad.result(2).int64(0, 0), 4);
+    EXPECT_EQ(good_outcome, db::Outcome::done);
+    CO_ASSERT_TRUE(good.result(0).ok());
+    EXPECT_EQ(good.result(0).int64(0, 0), 42);
+  });
+}
+
+TEST(DbPool, ParametersAreCopiedAndNullsPassed) {
+  const db::Statement is_null{"is_null", "select $1::text is null, $2::text", 2};
+  std::vector<db::Statement> statements{is_null};
+  // The pool outlives the reactor loop: its drivers may still be suspended in it.
+  db::Pool pool(options(1), statements);
+  run_on_reactor([&]() -> runtime::task<void> {
+    pool.start();
+    co_await wait_ready(pool);
+    db::Unit unit;
+    {
+      std::string temporary(3000, 'x');  // larger than the inline arena, gone before sending
+      unit.add(is_null, {std::nullopt, std::string_view(temporary)});
+    }
+    co_await pool.run(unit);
+    CO_ASSERT_TRUE(unit.result(0).ok());
+    EXPECT_TRUE(unit.result(0).boolean(0, 0));
+    EXPECT_EQ(unit.result(0).text(0, 1), std::string(3000, 'x'));
+  });
+}
+
+TEST(DbPool, LostConnectionFailsInFlightWorkAndReconnects) {
+  std::vector<db::Statement> statements{kSleep, kBackendPid, kDouble};
+  Admin admin;
+  // The pool outlives the reactor loop: its drivers may still be suspended in it.
+  db::Pool pool(options(1), statements);
+  run_on_reactor([&]() -> runtime::task<void> {
+    pool.start();
+    co_await wait_ready(pool);
+    db::Unit pid;
+    pid.add(kBackendPid, {});
+    co_await pool.run(pid);
+    std::string backend(pid.result(0).text(0, 0));
+
+    db::Unit slow;
+    slow.add(kSleep, {"30"});
+    db::Outcome slow_outcome = db::Outcome::done;
+    bool finished = false;
+    struct Slow {
+      static runtime::task<void> run(db::Pool& p, db::Unit& u, db::Outcome& out, bool& finished) {
+        out = co_await p.run(u);
+        finished = true;
+      }
+    };
+    runtime::spawn(Slow::run(pool, slow, slow_outcome, finished));
+    co_await runtime::sleep_for(50ms);
+    auto killed_at = std::chrono::steady_clock::now();
+    admin.exec("select pg_terminate_backend(" + backend + ")");
+    while (!finished) co_await runtime::sleep_for(1ms);
+    EXPECT_EQ(slow_outcome, db::Outcome::unavailable);
+    EXPECT_LT(std::chrono::steady_clock::now() - killed_at, 5s);
+
+    co_await wait_ready(pool);
+    int failures = 0;
+    co_await double_it(pool, 5, failures);
+    EXPECT_EQ(failures, 0);
+  });
+}
+
+TEST(DbPool, WithNoDatabaseUnitsFailAtOnce) {
+  std::vector<db::Statement> statements{kDouble};
+  db::PoolOptions o = options(2);
+  o.url = "postgresql://nobody@127.0.0.1:1/none";  // nothing listens on port 1
+  // The pool outlives the reactor loop: its drivers may still be suspended in it.
+  db::Pool pool(o, statements);
+  run_on_reactor([&]() -> runtime::task<void> {
+    pool.start();
+    co_await runtime::sleep_for(50ms);
+    EXPECT_FALSE(pool.ready());
+    db::Unit unit;
+    unit.add(kDouble, {1});
+    auto before = std::chrono::steady_clock::now();
+    EXPECT_EQ(co_await pool.run(unit), db::Outcome::unavailable);
+    EXPECT_LT(std::chrono::steady_clock::now() - before, 100ms);
+  });
+}
+
+TEST(DbPool, QueueBeyondTheInFlightBoundAndRefusePastIt) {
+  std::vector<db::Statement> statements{kSleep};
+  db::PoolOptions o = options(1);
+  o.max_inflight_per_connection = 2;
+  o.max_queued = 3;
+  // The pool outlives the reactor loop: its drivers may still be suspended in it.
+  db::Pool pool(o, statements);
+  run_on_reactor([&]() -> runtime::task<void> {
+    pool.start();
+    co_await wait_ready(pool);
+    std::vector<db::Unit> units(6);
+    std::vector<db::Outcome> outcomes(6, db::Outcome::done);
+    int finished = 0;
+    struct One {
+      static runtime::task<void> run(db::Pool& p, db::Unit& u, db::Outcome& out, int& finished) {
+        out = co_await p.run(u);
+        ++finished;
+      }
+    };
+    for (int i = 0; i < 6; ++i) {
+      units[i].add(kSleep, {"0.05"});
+      runtime::spawn(One::run(pool, units[i], outcomes[i], finished));
+    }
+    while (finished < 6) co_await runtime::sleep_for(1ms);
+    // 2 in flight + 3 queued run; the sixth finds the queue full.
+    for (int i = 0; i < 5; ++i) {
+      EXPECT_EQ(outcomes[i], db::Outcome::done) << i;
+      EXPECT_TRUE(units[i].result(0).ok()) << i;
+    }
+    EXPECT_EQ(outcomes[5], db::Outcome::overloaded);
+  });
+}
+
+TEST(DbPool, ReprepareAndRetryOnceAfterDdlChangesAResultType) {
+  Admin admin;
+  admin.exec("create schema " + kSchema);
+  admin.exec("create table " + kSchema + ".t (a int)");
+  admin.exec("insert into " + kSchema + ".t values (7)");
+  std::string sql = "select * from " + kSchema + ".t";
+  const db::Statement select_all{"select_all", sql.c_str(), 0};
+  std::vector<db::Statement> statements{select_all};
+  // The pool outlives the reactor loop: its drivers may still be suspended in it.
+  db::Pool pool(options(1), statements);
+  run_on_reactor([&]() -> runtime::task<void> {
+    pool.start();
+    co_await wait_ready(pool);
+    db::Unit first;
+    first.add(select_all, {});
+    co_await pool.run(first);
+    CO_ASSERT_TRUE(first.result(0).ok());
+    EXPECT_EQ(first.result(0).columns(), 1);
+
+    admin.exec("alter table " + kSchema + ".t add column b int default 1");
+    db::Unit second;
+    second.add(select_all, {});
+    EXPECT_EQ(co_await pool.run(second), db::Outcome::done);
+    CO_ASSERT_TRUE(second.result(0).ok());
+    EXPECT_EQ(second.result(0).columns(), 2);
+  });
+  admin.exec("drop schema " + kSchema + " cascade");
+}
+
+TEST(DbListener, DeliversNotificationsAfterAFreshStart) {
+  Admin admin;
+  std::string channel = "pool_test_channel_" + std::to_string(::getpid());
+  std::vector<std::string> received;
+  run_on_reactor([&]() -> runtime::task<void> {
+    db::Listener listener(database_url(), channel, [&](std::string_view p) { received.emplace_back(p); });
+    listener.start();
+    for (int i = 0; i < 500 && !listener.listening(); ++i) co_await runtime::sleep_for(10ms);
+    EXPECT_TRUE(listener.listening());
+    admin.exec("select pg_notify('" + channel + "', 'key:abc')");
+    for (int i = 0; i < 500 && received.size() < 2; ++i) co_await runtime::sleep_for(10ms);
+  });
+  ASSERT_EQ(received.size(), 2u);
+  EXPECT_EQ(received[0], "*");
+  EXPECT_EQ(received[1], "key:abc");
+}
