@@ -48,7 +48,8 @@ class Query {
   const QueryParam* first_unknown(std::span<const std::string_view> accepted) const;
 
  private:
-  std::optional<QueryError> add(std::string_view raw_name, std::string_view raw_value);
+  // `raw_is_clean`: the whole raw query is valid UTF-8 without NUL.
+  std::optional<QueryError> add(std::string_view raw_name, std::string_view raw_value, bool raw_is_clean);
   // Percent-decodes into the scratch buffer when there is anything to decode.
   std::optional<std::string_view> decode(std::string_view text);
 

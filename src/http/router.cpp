@@ -59,26 +59,53 @@ constexpr std::array<std::string_view, 8> allow_values{
     "GET, HEAD, POST, PATCH, OPTIONS",
 };
 
-// Walks `pattern` and `path` together; a `{name}` in the pattern takes one non-empty path
-// segment into `match`'s parameter of that name.
-bool matches(std::string_view pattern, std::string_view path, Match& match) {
-  std::size_t p = 0, i = 0;
-  while (p < pattern.size()) {
-    if (pattern[p] != '{') {
-      if (i == path.size() || path[i] != pattern[p]) return false;
-      ++p;
-      ++i;
-      continue;
-    }
-    const std::size_t close = pattern.find('}', p);
-    const std::string_view name = pattern.substr(p + 1, close - p - 1);
-    const std::size_t end = std::min(path.find('/', i), path.size());
-    if (end == i) return false;
-    (name == "id" ? match.id : match.variant_id) = path.substr(i, end - i);
-    p = close + 1;
-    i = end;
+// The longest pattern, /v1/products/{id}/variants/{variant_id}/stock, has six segments.
+constexpr std::size_t max_segments = 6;
+
+struct Segments {
+  std::array<std::string_view, max_segments> items{};
+  std::size_t count = 0;
+};
+
+// The segments of "/a/b/c"; nullopt when `path` does not start with '/', has an empty
+// segment (a trailing slash included) or more segments than any route: no route matches
+// such a path.
+constexpr std::optional<Segments> split_path(std::string_view path) {
+  if (path.empty() || path[0] != '/') return std::nullopt;
+  Segments out;
+  while (!path.empty()) {
+    path.remove_prefix(1);  // the '/'
+    const std::size_t end = std::min(path.find('/'), path.size());
+    if (end == 0 || out.count == max_segments) return std::nullopt;
+    out.items[out.count++] = path.substr(0, end);
+    path.remove_prefix(end);
   }
-  return i == path.size();
+  return out;
+}
+
+// The table's patterns, split once at compile time.
+constexpr auto patterns = [] {
+  std::array<Segments, table.size()> out{};
+  for (std::size_t i = 0; i < table.size(); ++i) out[i] = *split_path(table[i].pattern);
+  return out;
+}();
+
+bool is_placeholder(std::string_view segment) { return segment.starts_with('{'); }
+
+// Whether `path` has the pattern's literal segments, and a segment wherever it has a placeholder.
+bool matches(const Segments& pattern, const Segments& path) {
+  if (pattern.count != path.count) return false;
+  for (std::size_t i = 0; i < path.count; ++i) {
+    if (!is_placeholder(pattern.items[i]) && pattern.items[i] != path.items[i]) return false;
+  }
+  return true;
+}
+
+// Stores the path segments standing at the pattern's placeholders into `match`.
+void take_parameters(const Segments& pattern, const Segments& path, Match& match) {
+  for (std::size_t i = 0; i < path.count; ++i) {
+    if (is_placeholder(pattern.items[i])) (pattern.items[i] == "{id}" ? match.id : match.variant_id) = path.items[i];
+  }
 }
 
 bool serves(const Route& route, Method method) {
@@ -93,24 +120,26 @@ const Route& route(RouteId id) { return table[static_cast<std::size_t>(id)]; }
 
 Match match(Method method, std::string_view path) {
   Match result;
+  const auto segments = split_path(path);
+  if (!segments) return result;
   unsigned path_methods = 0;
   for (const Route& route : table) {
-    Match candidate;
-    if (!matches(route.pattern, path, candidate)) continue;
+    const Segments& pattern = patterns[static_cast<std::size_t>(route.id)];
+    if (!matches(pattern, *segments)) continue;
     result.needs_key = route.needs_key;
     if (!serves(route, method)) {
       path_methods |= method_bit(route.method);
       continue;
     }
-    candidate.kind = MatchKind::found;
-    candidate.route = route.id;
-    candidate.needs_key = route.needs_key;
-    if (!candidate.id.empty() && !is_uuid(candidate.id)) {
-      candidate.malformed_param = "id";
-    } else if (!candidate.variant_id.empty() && !is_uuid(candidate.variant_id)) {
-      candidate.malformed_param = "variant_id";
+    result.kind = MatchKind::found;
+    result.route = route.id;
+    take_parameters(pattern, *segments, result);
+    if (!result.id.empty() && !is_uuid(result.id)) {
+      result.malformed_param = "id";
+    } else if (!result.variant_id.empty() && !is_uuid(result.variant_id)) {
+      result.malformed_param = "variant_id";
     }
-    return candidate;
+    return result;
   }
   if (path_methods != 0) {
     result.kind = method == Method::options ? MatchKind::options : MatchKind::method_not_allowed;

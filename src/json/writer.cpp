@@ -1,7 +1,8 @@
 #include "json/writer.hpp"
 
 #include <array>
-#include <charconv>
+#include <bit>
+#include <cstring>
 
 namespace storeapi::json {
 namespace {
@@ -13,6 +14,26 @@ constexpr std::array<bool, 256> special_bytes = [] {
   for (int b = 0; b < 256; ++b) table[b] = b < 0x20 || b == '"' || b == '\\' || b >= 0x80;
   return table;
 }();
+
+// The end of the run of plain bytes starting at `i`: the index of the first special byte, or
+// text.size(). Looks at 8 bytes per step, since most strings are nothing but plain ASCII.
+std::size_t plain_run_end(std::string_view text, std::size_t i) {
+  static_assert(std::endian::native == std::endian::little, "the first special byte is the lowest flagged one");
+  constexpr std::uint64_t ones = 0x0101010101010101, highs = 0x8080808080808080;
+  for (; i + 8 <= text.size(); i += 8) {
+    std::uint64_t x;
+    std::memcpy(&x, text.data() + i, 8);
+    const std::uint64_t quote = x ^ (ones * '"'), backslash = x ^ (ones * '\\');
+    // The high bit of each byte that is < 0x20, '"' or '\\' (SWAR "has less than" and
+    // "has zero"), or >= 0x80. Borrows only flag bytes above a truly flagged one, so the
+    // lowest flag is exact.
+    const std::uint64_t special =
+        (((x - ones * 0x20) & ~x) | ((quote - ones) & ~quote) | ((backslash - ones) & ~backslash) | x) & highs;
+    if (special != 0) return i + static_cast<std::size_t>(std::countr_zero(special)) / 8;
+  }
+  while (i < text.size() && !special_bytes[static_cast<unsigned char>(text[i])]) ++i;
+  return i;
+}
 
 constexpr std::string_view replacement_character = "\xEF\xBF\xBD";
 
@@ -67,94 +88,32 @@ void append_escaped_control(std::string& out, unsigned char c) {
 }  // namespace
 
 void append_string(std::string& out, std::string_view text) {
+  // Most strings are one plain run: the loop below never runs for them.
+  std::size_t i = plain_run_end(text, 0);
   out += '"';
-  std::size_t i = 0;
+  out.append(text.data(), i);
   while (i < text.size()) {
-    // Copy the run of plain ASCII in one append: most strings are nothing but that.
-    std::size_t run = i;
-    while (run < text.size() && !special_bytes[static_cast<unsigned char>(text[run])]) ++run;
-    out.append(text.data() + i, run - i);
-    if (run == text.size()) break;
-    i = run;
-
+    // text[i] is special: escape it, or check it as UTF-8.
     const auto c = static_cast<unsigned char>(text[i]);
-    if (c < 0x80) {
-      if (c == '"' || c == '\\') {
-        out += '\\';
-        out += static_cast<char>(c);
-      } else {
-        append_escaped_control(out, c);
-      }
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += static_cast<char>(c);
       ++i;
-      continue;
-    }
-    const int length = utf8_sequence_length(text.substr(i));
-    if (length > 0) {
+    } else if (c < 0x20) {
+      append_escaped_control(out, c);
+      ++i;
+    } else if (const int length = utf8_sequence_length(text.substr(i)); length > 0) {
       out.append(text.data() + i, static_cast<std::size_t>(length));
       i += static_cast<std::size_t>(length);
     } else {
       out += replacement_character;
       i += static_cast<std::size_t>(-length);
     }
+    const std::size_t run = plain_run_end(text, i);
+    out.append(text.data() + i, run - i);
+    i = run;
   }
   out += '"';
-}
-
-void Writer::before_item() {
-  if (after_item_) out_ += ',';
-}
-
-Writer& Writer::open(char bracket) {
-  before_item();
-  out_ += bracket;
-  after_item_ = false;  // the first member takes no comma
-  return *this;
-}
-
-Writer& Writer::close(char bracket) {
-  out_ += bracket;
-  after_item_ = true;
-  return *this;
-}
-
-Writer& Writer::begin_object() { return open('{'); }
-Writer& Writer::end_object() { return close('}'); }
-Writer& Writer::begin_array() { return open('['); }
-Writer& Writer::end_array() { return close(']'); }
-
-Writer& Writer::key(std::string_view name) {
-  before_item();
-  append_string(out_, name);
-  out_ += ':';
-  after_item_ = false;  // the value that follows takes no comma
-  return *this;
-}
-
-Writer& Writer::string(std::string_view text) {
-  before_item();
-  append_string(out_, text);
-  after_item_ = true;
-  return *this;
-}
-
-Writer& Writer::integer(std::int64_t value) {
-  before_item();
-  char digits[20];  // "-9223372036854775808" is the longest
-  const auto end = std::to_chars(digits, digits + sizeof digits, value).ptr;
-  out_.append(digits, static_cast<std::size_t>(end - digits));
-  after_item_ = true;
-  return *this;
-}
-
-Writer& Writer::boolean(bool value) { return raw(value ? "true" : "false"); }
-
-Writer& Writer::null() { return raw("null"); }
-
-Writer& Writer::raw(std::string_view json) {
-  before_item();
-  out_ += json;
-  after_item_ = true;
-  return *this;
 }
 
 }  // namespace storeapi::json

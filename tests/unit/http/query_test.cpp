@@ -121,6 +121,8 @@ TEST_F(QueryTest, DecodedBytesMustBeUtf8WithoutNul) {
   expect_error("email=%C0%AF", "email");        // overlong
   expect_error("sku=a%00b", "sku");
   expect_error("sku=\xFF", "sku");              // raw bytes are checked too
+  expect_error("limit=5&sku=caf\xC3\xA9&email=\xC3", "email");
+  EXPECT_EQ(parsed("sku=caf\xC3\xA9&limit=5"), (Pairs{{"sku", "caf\xC3\xA9"}, {"limit", "5"}}));
   expect_error("%FF=1", "\xFF");
 }
 

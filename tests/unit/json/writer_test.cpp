@@ -48,6 +48,24 @@ TEST(JsonString, EscapesQuoteBackslashAndEveryControlCharacter) {
   }
 }
 
+// The plain-run scan looks at 8 bytes at a time: a special byte must be caught at every
+// offset within and after a block, with plain or special bytes around it.
+TEST(JsonString, FindsSpecialBytesAtEveryOffset) {
+  const std::pair<char, std::string_view> specials[] = {
+      {'"', "\\\""}, {'\\', "\\\\"}, {'\n', "\\n"}, {'\x1f', "\\u001f"}, {'\x80', "\xEF\xBF\xBD"}, {'\xFF', "\xEF\xBF\xBD"}};
+  for (const auto& [special, escaped] : specials) {
+    for (std::size_t at = 0; at < 20; ++at) {
+      for (const char filler : {'a', ' ', '\x7f', '!', '#', '[', ']'}) {
+        std::string text(20, filler);
+        text[at] = special;
+        const std::string expected =
+            '"' + std::string(at, filler) + std::string(escaped) + std::string(19 - at, filler) + '"';
+        ASSERT_EQ(json_literal(text), expected) << int(special) << " at " << at;
+      }
+    }
+  }
+}
+
 TEST(JsonString, KeepsWellFormedUtf8AtEveryBoundary) {
   for (const char* text : {"\xC2\x80", "\xDF\xBF", "\xE0\xA0\x80", "\xED\x9F\xBF", "\xEE\x80\x80", "\xEF\xBF\xBF",
                            "\xF0\x90\x80\x80", "\xF4\x8F\xBF\xBF", "caf\xC3\xA9 \xE2\x82\xAC \xF0\x9F\x98\x80"}) {
