@@ -1,5 +1,7 @@
 #include "api/errors.hpp"
 
+#include "unit/allocations.hpp"
+
 #include <simdjson.h>
 
 #include <gtest/gtest.h>
@@ -120,4 +122,16 @@ TEST(Errors, BodyErrorKindsMapToTheirCodes) {
   EXPECT_EQ(error_code(BodyErrorKind::parameter_unknown), ErrorCode::parameter_unknown);
   EXPECT_EQ(error_code(BodyErrorKind::parameter_missing), ErrorCode::parameter_missing);
   EXPECT_EQ(error_code(BodyErrorKind::parameter_invalid), ErrorCode::parameter_invalid);
+}
+
+TEST(Errors, RenderingAllocatesNothingOnceTheBufferIsWarm) {
+  if (!storeapi::testing::allocations_counted()) GTEST_SKIP() << "allocations are not counted here";
+  std::string out;
+  const auto render_some = [&] {
+    out.clear();
+    render_error(out, ErrorCode::parameter_invalid, "limit", {}, "req_7f3e2d1c0b9a48879e8d7c6b");
+    render_error(out, ErrorCode::internal_error, std::nullopt, "Something \"odd\" happened.", "req_1");
+  };
+  EXPECT_GT(storeapi::testing::allocations_during(render_some), 0u);  // cold: the buffers grow
+  EXPECT_EQ(storeapi::testing::allocations_during(render_some), 0u);
 }

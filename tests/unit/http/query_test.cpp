@@ -1,5 +1,7 @@
 #include "http/query.hpp"
 
+#include "unit/allocations.hpp"
+
 #include <gtest/gtest.h>
 
 #include <array>
@@ -160,4 +162,15 @@ TEST_F(QueryTest, ReuseForgetsThePreviousQuery) {
   EXPECT_EQ(query.find("a"), std::nullopt);
   expect_error("x=%", "x");
   EXPECT_EQ(parsed(""), Pairs{});
+}
+
+TEST_F(QueryTest, AllocatesNothingOnceWarm) {
+  if (!storeapi::testing::allocations_counted()) GTEST_SKIP() << "allocations are not counted here";
+  const auto parse_all = [&] {
+    EXPECT_FALSE(query.parse("limit=50&order=asc&updated_after=2026-11-21T20:39:02.123Z").has_value());
+    EXPECT_FALSE(query.parse("email=a%2Bb%40example.com&created_after=2026-11-21T20%3A39%3A02%2B01%3A00").has_value());
+    EXPECT_TRUE(query.parse("limit=1&limit=2").has_value());
+  };
+  EXPECT_GT(storeapi::testing::allocations_during(parse_all), 0u);  // cold: the buffers grow
+  EXPECT_EQ(storeapi::testing::allocations_during(parse_all), 0u);
 }

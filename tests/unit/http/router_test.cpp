@@ -1,5 +1,7 @@
 #include "http/router.hpp"
 
+#include "unit/allocations.hpp"
+
 #include <gtest/gtest.h>
 
 #include <string>
@@ -165,6 +167,18 @@ TEST(Router, HealthChecksNeedNoKey) {
   EXPECT_FALSE(match(Method::post, "/readyz").needs_key);
   EXPECT_EQ(match(Method::post, "/readyz").kind, MatchKind::method_not_allowed);
   EXPECT_TRUE(match(Method::get, "/v1/store").needs_key);
+}
+
+TEST(Router, AllocatesNothing) {
+  if (!storeapi::testing::allocations_counted()) GTEST_SKIP() << "allocations are not counted here";
+  const std::string stock_path = fill("/v1/products/{id}/variants/{variant_id}/stock");
+  const auto match_some = [&] {
+    EXPECT_EQ(match(Method::post, stock_path).kind, MatchKind::found);
+    EXPECT_EQ(match(Method::get, "/v1/orders/nope").malformed_param, "id");
+    EXPECT_EQ(match(Method::patch, "/v1/orders").kind, MatchKind::method_not_allowed);
+    EXPECT_EQ(match(Method::get, "/v1/nope/").kind, MatchKind::not_found);
+  };
+  EXPECT_EQ(storeapi::testing::allocations_during(match_some), 0u);
 }
 
 TEST(Method, ParsesTokens) {

@@ -1,6 +1,8 @@
 #include "json/big_numbers.hpp"
 #include "json/body.hpp"
 
+#include "unit/allocations.hpp"
+
 #include <simdjson.h>
 
 #include <gtest/gtest.h>
@@ -250,6 +252,23 @@ TEST_F(Body, ParsesInPlaceWhenPaddingIsReadable) {
   ASSERT_TRUE(in_place.has_value());
   EXPECT_EQ(*in_place, *patch(bad));
   EXPECT_EQ(bad_buffer.substr(0, bad.size()), bad);  // the caller's buffer is never written
+}
+
+TEST_F(Body, AllocatesNothingOnceWarm) {
+  if (!storeapi::testing::allocations_counted()) GTEST_SKIP() << "allocations are not counted here";
+  const std::string json = R"({"mode":"adjust","quantity":-3,"note":"caf\u00e9"})";
+  std::string buffer = json + std::string(simdjson::SIMDJSON_PADDING, ' ');
+  const std::string_view body(buffer.data(), json.size());
+  const auto parse_all = [&] {
+    EXPECT_EQ(parser.parse(body, buffer.size(), stock_fields, stock), std::nullopt);  // in place
+    EXPECT_EQ(parser.parse(body, body.size(), stock_fields, stock), std::nullopt);    // copied
+    EXPECT_TRUE(post_stock(R"({"mode":"set","quantity":1e400})").has_value());         // big numbers
+    EXPECT_TRUE(post_stock(R"({"mode":"set","quantity":1,"x":1})").has_value());
+    EXPECT_TRUE(post_stock(R"({"mode":)").has_value());
+  };
+  EXPECT_GT(storeapi::testing::allocations_during([] { BodyParser cold; }), 0u);  // the counter counts
+  parse_all();
+  EXPECT_EQ(storeapi::testing::allocations_during(parse_all), 0u);
 }
 
 TEST(BigNumbers, RewritesOnlyNumbersSimdjsonCannotHold) {

@@ -1,5 +1,7 @@
 #include "json/writer.hpp"
 
+#include "unit/allocations.hpp"
+
 #include <simdjson.h>
 
 #include <gtest/gtest.h>
@@ -184,4 +186,20 @@ TEST(JsonWriter, AppendsToWhatTheBufferHolds) {
   std::string out = "prefix:";
   Writer(out).begin_array().integer(7).end_array();
   EXPECT_EQ(out, "prefix:[7]");
+}
+
+TEST(JsonWriter, AllocatesNothingOnceTheBufferIsWarm) {
+  if (!storeapi::testing::allocations_counted()) GTEST_SKIP() << "allocations are not counted here";
+  std::string out;
+  const auto write = [&] {
+    out.clear();
+    Writer(out)
+        .begin_object()
+        .key("name").string("caf\xC3\xA9 \"quoted\"\n\xFF")
+        .key("items").begin_array().integer(-42).boolean(true).null().raw(R"({"a":1})").end_array()
+        .end_object();
+  };
+  EXPECT_GT(storeapi::testing::allocations_during(write), 0u);  // cold: the buffers grow
+  EXPECT_EQ(storeapi::testing::allocations_during(write), 0u);
+  EXPECT_EQ(out, "{\"name\":\"caf\xC3\xA9 \\\"quoted\\\"\\n\xEF\xBF\xBD\",\"items\":[-42,true,null,{\"a\":1}]}");
 }
