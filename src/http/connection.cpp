@@ -101,7 +101,7 @@ runtime::task<bool> Connection::answer(Request& req) {
     server_.handler().reject(Rejection::internal_error, req.request_id, res_);
   }
   bool keep_alive = req.keep_alive && !res_.close && !server_.draining();
-  ResponseFraming framing{req.request_id, req.method == Method::HEAD, keep_alive, req.http_minor == 0};
+  ResponseFraming framing{req.request_id, req.method == Method::head, keep_alive, req.http_minor == 0};
   std::size_t bytes = serialize(res_, framing, out_);
   server_.access_log().record({req.method_text, req.path, res_.status, bytes, micros_since(started), req.request_id});
   co_return keep_alive;

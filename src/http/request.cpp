@@ -2,20 +2,6 @@
 
 namespace storeapi::http {
 
-std::string_view method_name(Method m) noexcept {
-  switch (m) {
-    case Method::GET: return "GET";
-    case Method::HEAD: return "HEAD";
-    case Method::POST: return "POST";
-    case Method::PUT: return "PUT";
-    case Method::PATCH: return "PATCH";
-    case Method::DELETE: return "DELETE";
-    case Method::OPTIONS: return "OPTIONS";
-    case Method::OTHER: break;
-  }
-  return "OTHER";
-}
-
 bool iequals(std::string_view a, std::string_view b) noexcept {
   if (a.size() != b.size()) return false;
   for (std::size_t i = 0; i < a.size(); ++i) {

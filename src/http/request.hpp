@@ -5,11 +5,9 @@
 #include <string_view>
 #include <vector>
 
+#include "http/method.hpp"
+
 namespace storeapi::http {
-
-enum class Method : std::uint8_t { GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS, OTHER };
-
-std::string_view method_name(Method m) noexcept;
 
 struct Header {
   std::string_view name;
@@ -17,7 +15,7 @@ struct Header {
 };
 
 struct Request {
-  Method method = Method::OTHER;
+  Method method = Method::other;
   std::string_view method_text;
   std::string_view target;  // as sent: path and query
   std::string_view path;    // before '?'

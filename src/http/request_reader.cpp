@@ -10,14 +10,12 @@ RequestReader* self(llhttp_t* p) { return static_cast<RequestReader*>(p->data); 
 
 Method to_method(std::uint8_t m) {
   switch (static_cast<llhttp_method_t>(m)) {
-    case HTTP_GET: return Method::GET;
-    case HTTP_HEAD: return Method::HEAD;
-    case HTTP_POST: return Method::POST;
-    case HTTP_PUT: return Method::PUT;
-    case HTTP_PATCH: return Method::PATCH;
-    case HTTP_DELETE: return Method::DELETE;
-    case HTTP_OPTIONS: return Method::OPTIONS;
-    default: return Method::OTHER;
+    case HTTP_GET: return Method::get;
+    case HTTP_HEAD: return Method::head;
+    case HTTP_POST: return Method::post;
+    case HTTP_PATCH: return Method::patch;
+    case HTTP_OPTIONS: return Method::options;
+    default: return Method::other;
   }
 }
 

@@ -1,0 +1,77 @@
+#pragma once
+// The error catalogue of DESIGN §2 — code, HTTP status, type, default message — and the
+// error envelope every error response carries.
+#include "json/body.hpp"
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+
+namespace storeapi::api {
+
+enum class ErrorType : std::uint8_t {
+  invalid_request_error,
+  authentication_error,
+  permission_error,
+  idempotency_error,
+  rate_limit_error,
+  api_error,
+};
+
+enum class ErrorCode : std::uint8_t {
+  missing_api_key,
+  invalid_api_key,
+  revoked_api_key,
+  expired_api_key,
+  insufficient_scope,
+  plan_required,
+  invalid_json,
+  parameter_missing,
+  parameter_invalid,
+  parameter_unknown,
+  invalid_cursor,
+  resource_not_found,
+  route_not_found,
+  method_not_allowed,
+  invalid_state_transition,
+  insufficient_stock,
+  stock_not_tracked,
+  discount_exceeds_price,
+  idempotency_mismatch,
+  idempotency_in_progress,
+  payload_too_large,
+  unsupported_media_type,
+  headers_too_large,
+  bad_request,
+  request_timeout,
+  rate_limited,
+  internal_error,
+  service_unavailable,
+};
+
+struct ErrorInfo {
+  ErrorCode code;
+  std::string_view name;  // the `code` field, e.g. "parameter_invalid"
+  int status;
+  ErrorType type;
+  std::string_view message;  // used when the caller gives none
+};
+
+// The whole catalogue, indexed by ErrorCode.
+std::span<const ErrorInfo> error_catalogue();
+const ErrorInfo& error_info(ErrorCode code);
+std::string_view error_type_name(ErrorType type);
+// For errors stored by code (idempotency replays); nullopt for an unknown name.
+std::optional<ErrorCode> parse_error_code(std::string_view name);
+
+// The code a request-body validation error is answered with.
+ErrorCode error_code(json::BodyErrorKind kind);
+
+// Appends {"error":{"type","code","message","param","request_id"}} to `out`. `param`
+// nullopt renders null; an empty `message` means the catalogue's default.
+void render_error(std::string& out, ErrorCode code, std::optional<std::string_view> param, std::string_view message,
+                  std::string_view request_id);
+
+}  // namespace storeapi::api

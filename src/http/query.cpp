@@ -1,0 +1,100 @@
+#include "http/query.hpp"
+
+#include <simdjson.h>
+
+#include <algorithm>
+#include <charconv>
+
+namespace storeapi::http {
+namespace {
+
+// Why `text` cannot be a parameter name or value, or empty when it can be.
+std::string_view text_problem(std::string_view text) {
+  if (!simdjson::validate_utf8(text.data(), text.size())) return "Not valid UTF-8.";
+  // PostgreSQL text cannot hold NUL; refuse it here rather than fail in the database.
+  if (text.find('\0') != std::string_view::npos) return "Cannot contain the character U+0000.";
+  return {};
+}
+
+}  // namespace
+
+Target split_target(std::string_view target) {
+  const std::size_t mark = target.find('?');
+  if (mark == std::string_view::npos) return {target, {}};
+  return {target.substr(0, mark), target.substr(mark + 1)};
+}
+
+std::optional<std::string_view> Query::decode(std::string_view text) {
+  if (text.find('%') == std::string_view::npos) return text;  // `+` stays a plus
+  const std::size_t start = scratch_.size();
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    if (text[i] != '%') {
+      scratch_ += text[i];
+      continue;
+    }
+    // Exactly two hex digits; from_chars takes no sign or prefix for an unsigned base-16 value.
+    const char* digits = text.data() + i + 1;
+    const char* end = text.data() + std::min(i + 3, text.size());
+    unsigned char byte;
+    const auto [stop, error] = std::from_chars(digits, end, byte, 16);
+    if (error != std::errc{} || stop != digits + 2) return std::nullopt;
+    scratch_ += static_cast<char>(byte);
+    i += 2;
+  }
+  return std::string_view(scratch_).substr(start);
+}
+
+std::optional<QueryError> Query::add(std::string_view raw_name, std::string_view raw_value, bool raw_is_clean) {
+  const auto name = decode(raw_name);
+  if (!name) return QueryError{raw_name, "Malformed percent-encoding in the parameter name."};
+  const auto value = decode(raw_value);
+  if (!value) return QueryError{*name, "Malformed percent-encoding."};
+  // Decoding shortens text that had escapes; text that had none was checked with the query.
+  const auto problem = [raw_is_clean](std::string_view raw, std::string_view text) {
+    return raw_is_clean && text.size() == raw.size() ? std::string_view() : text_problem(text);
+  };
+  if (const auto name_problem = problem(raw_name, *name); !name_problem.empty()) return QueryError{*name, name_problem};
+  if (const auto value_problem = problem(raw_value, *value); !value_problem.empty()) {
+    return QueryError{*name, value_problem};
+  }
+  if (find(*name)) return QueryError{*name, "This parameter is given more than once."};
+  if (count_ == max_params) return QueryError{std::nullopt, "Too many query parameters."};
+  params_[count_++] = {*name, *value};
+  return std::nullopt;
+}
+
+std::optional<QueryError> Query::parse(std::string_view raw) {
+  count_ = 0;
+  scratch_.clear();
+  // Decoding never lengthens text, so the views handed out never move.
+  scratch_.reserve(raw.size());
+  // One check of the whole query covers every name and value without escapes.
+  const bool raw_is_clean = text_problem(raw).empty();
+  while (!raw.empty()) {
+    const std::size_t amp = std::min(raw.find('&'), raw.size());
+    const std::string_view piece = raw.substr(0, amp);
+    raw.remove_prefix(std::min(amp + 1, raw.size()));
+    if (piece.empty()) continue;  // `a=1&&b=2`, a trailing `&`
+    const std::size_t eq = piece.find('=');
+    const auto error = eq == std::string_view::npos ? add(piece, {}, raw_is_clean)
+                                                  : add(piece.substr(0, eq), piece.substr(eq + 1), raw_is_clean);
+    if (error) return error;
+  }
+  return std::nullopt;
+}
+
+std::optional<std::string_view> Query::find(std::string_view name) const {
+  for (const QueryParam& param : params()) {
+    if (param.name == name) return param.value;
+  }
+  return std::nullopt;
+}
+
+const QueryParam* Query::first_unknown(std::span<const std::string_view> accepted) const {
+  for (const QueryParam& param : params()) {
+    if (std::find(accepted.begin(), accepted.end(), param.name) == accepted.end()) return &param;
+  }
+  return nullptr;
+}
+
+}  // namespace storeapi::http
