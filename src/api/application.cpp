@@ -1,28 +1,131 @@
 #include "api/application.hpp"
 
+#include "api/endpoints.hpp"
+#include "api/statements.hpp"
+
 namespace storeapi::api {
+namespace {
 
-Application::Application(const app::Config& config) : config_(config) {}
-
-runtime::task<void> Application::handle(const http::Request& req, http::Response& res) {
-  if (req.path == "/healthz") {
-    res.body = "{\"status\":\"ok\"}";
-    co_return;
-  }
-  res.status = 404;
-  res.body = "{\"error\":{\"type\":\"invalid_request_error\",\"code\":\"route_not_found\"}}";
+db::PoolOptions pool_options(const app::Config& config) {
+  db::PoolOptions o;
+  o.url = config.database_url;
+  o.connections = config.db_conns_per_thread;
+  return o;
 }
 
-void Application::reject(http::Rejection why, std::string_view, http::Response& res) {
-  switch (why) {
-    case http::Rejection::bad_request: res.status = 400; break;
-    case http::Rejection::headers_too_large: res.status = 431; break;
-    case http::Rejection::payload_too_large: res.status = 413; break;
-    case http::Rejection::request_timeout: res.status = 408; break;
-    case http::Rejection::too_many_connections: res.status = 503; break;
-    case http::Rejection::internal_error: res.status = 500; break;
+std::optional<ErrorCode> auth_error(auth::AuthStatus status) {
+  switch (status) {
+    case auth::AuthStatus::ok: return std::nullopt;
+    case auth::AuthStatus::missing_api_key: return ErrorCode::missing_api_key;
+    case auth::AuthStatus::invalid_api_key: return ErrorCode::invalid_api_key;
+    case auth::AuthStatus::revoked_api_key: return ErrorCode::revoked_api_key;
+    case auth::AuthStatus::expired_api_key: return ErrorCode::expired_api_key;
+    case auth::AuthStatus::plan_required: return ErrorCode::plan_required;
+    case auth::AuthStatus::rate_limited: return ErrorCode::rate_limited;
+    case auth::AuthStatus::unavailable: return ErrorCode::service_unavailable;
   }
-  res.body = "{}";
+  return ErrorCode::internal_error;
+}
+
+void add_rate_headers(http::Response& res, const auth::RateDecision& rate) {
+  res.add_header("RateLimit-Limit", rate.limit);
+  res.add_header("RateLimit-Remaining", rate.remaining);
+  res.add_header("RateLimit-Reset", rate.reset_s);
+  if (!rate.allowed) res.add_header("Retry-After", rate.retry_after_s);
+}
+
+}  // namespace
+
+void fail(http::Response& res, std::string_view request_id, ErrorCode code, std::optional<std::string_view> param,
+          std::string_view message) {
+  const ErrorInfo& info = error_info(code);
+  res.status = info.status;
+  res.body.clear();
+  render_error(res.body, code, param, message, request_id);
+  if (code == ErrorCode::service_unavailable) res.add_header("Retry-After", std::int64_t{1});
+}
+
+Application::Application(const app::Config& config, auth::RateLimiter& limiter)
+    : config_(config),
+      pool_(pool_options(config), statements()),
+      authenticator_(pool_, keys_, limiter),
+      services_{config_, pool_, body_parser_} {}
+
+void Application::start() { pool_.start(); }
+
+runtime::task<void> Application::handle(const http::Request& req, http::Response& res) {
+  http::Match match = http::match(req.method, req.path);
+  if (!match.needs_key) {
+    handle_health(req, res, match);
+    co_return;
+  }
+  co_await handle_v1(req, res, match);
+}
+
+void Application::handle_health(const http::Request& req, http::Response& res, const http::Match& match) {
+  if (match.kind == http::MatchKind::method_not_allowed || match.kind == http::MatchKind::options) {
+    res.add_header("Allow", match.allow);
+    if (match.kind == http::MatchKind::options) {
+      res.status = 204;
+      return;
+    }
+    return fail(res, req.request_id, ErrorCode::method_not_allowed);
+  }
+  if (match.route == http::RouteId::readyz && !pool_.ready()) return fail(res, req.request_id, ErrorCode::service_unavailable);
+  res.body.assign(R"({"status":"ok"})");
+}
+
+runtime::task<void> Application::handle_v1(const http::Request& req, http::Response& res, const http::Match& match) {
+  auth::AuthResult auth = co_await authenticator_.authenticate(req);
+  if (auth.status != auth::AuthStatus::ok && auth.status != auth::AuthStatus::rate_limited) {
+    fail(res, req.request_id, *auth_error(auth.status));
+    co_return;
+  }
+  add_rate_headers(res, auth.caller.rate);
+  if (auth.status == auth::AuthStatus::rate_limited) {
+    fail(res, req.request_id, ErrorCode::rate_limited);
+    co_return;
+  }
+  switch (match.kind) {
+    case http::MatchKind::not_found:
+      fail(res, req.request_id, ErrorCode::route_not_found);
+      co_return;
+    case http::MatchKind::method_not_allowed:
+      res.add_header("Allow", match.allow);
+      fail(res, req.request_id, ErrorCode::method_not_allowed);
+      co_return;
+    case http::MatchKind::options:
+      res.add_header("Allow", match.allow);
+      res.status = 204;
+      co_return;
+    case http::MatchKind::found: break;
+  }
+  if (!http::scope_allows(auth.caller.scopes, http::route(match.route).scope)) {
+    fail(res, req.request_id, ErrorCode::insufficient_scope);
+    co_return;
+  }
+  if (!match.malformed_param.empty()) {
+    fail(res, req.request_id, ErrorCode::parameter_invalid, match.malformed_param);
+    co_return;
+  }
+  Context ctx{req, res, auth.caller, match, services_};
+  switch (match.route) {
+    case http::RouteId::store_get: co_await get_store(ctx); break;
+    default: fail(ctx, ErrorCode::route_not_found); break;  // endpoint still to come
+  }
+}
+
+void Application::reject(http::Rejection why, std::string_view request_id, http::Response& res) {
+  ErrorCode code = ErrorCode::bad_request;
+  switch (why) {
+    case http::Rejection::bad_request: code = ErrorCode::bad_request; break;
+    case http::Rejection::headers_too_large: code = ErrorCode::headers_too_large; break;
+    case http::Rejection::payload_too_large: code = ErrorCode::payload_too_large; break;
+    case http::Rejection::request_timeout: code = ErrorCode::request_timeout; break;
+    case http::Rejection::too_many_connections: code = ErrorCode::service_unavailable; break;
+    case http::Rejection::internal_error: code = ErrorCode::internal_error; break;
+  }
+  fail(res, request_id, code);
 }
 
 }  // namespace storeapi::api

@@ -1,18 +1,41 @@
 #pragma once
-// The Store Commerce API as an http::Handler: one instance per core.
+// The Store Commerce API as an http::Handler, one instance per core. It runs DESIGN's
+// checks in order — authentication, plan, rate limit, route, scope — then the endpoint.
+#include <string_view>
+
+#include "api/context.hpp"
 #include "app/config.hpp"
+#include "auth/authenticator.hpp"
+#include "auth/key_cache.hpp"
+#include "auth/rate_limiter.hpp"
+#include "db/pool.hpp"
 #include "http/handler.hpp"
+#include "json/body.hpp"
 
 namespace storeapi::api {
 
 class Application final : public http::Handler {
  public:
-  explicit Application(const app::Config& config);
+  Application(const app::Config& config, auth::RateLimiter& limiter);
+
+  // On the owning core's thread, inside its reactor: connects the database pool.
+  void start();
+  // A NOTIFY payload from storeapi_invalidate (or "*").
+  void invalidate(std::string_view payload) { keys_.invalidate(payload); }
+
   runtime::task<void> handle(const http::Request& req, http::Response& res) override;
   void reject(http::Rejection why, std::string_view request_id, http::Response& res) override;
 
  private:
+  runtime::task<void> handle_v1(const http::Request& req, http::Response& res, const http::Match& match);
+  void handle_health(const http::Request& req, http::Response& res, const http::Match& match);
+
   const app::Config& config_;
+  db::Pool pool_;
+  auth::KeyCache keys_;
+  auth::Authenticator authenticator_;
+  json::BodyParser body_parser_;
+  Services services_;
 };
 
 }  // namespace storeapi::api

@@ -9,6 +9,10 @@
 
 #include "api/application.hpp"
 #include "app/config.hpp"
+#include "auth/rate_limiter.hpp"
+#include "db/listener.hpp"
+#include "runtime/io.hpp"
+#include "runtime/spawn.hpp"
 #include "http/server.hpp"
 #include "runtime/cores.hpp"
 #include "runtime/net.hpp"
@@ -21,6 +25,18 @@ struct CoreState {
   std::unique_ptr<api::Application> application;
   std::unique_ptr<http::Server> server;
 };
+
+// The NOTIFY channel of api.config('invalidate_channel') (sql/001_foundation.sql).
+constexpr const char* kInvalidateChannel = "storeapi_invalidate";
+
+// Buckets of stores no core caches any more are dropped once full again.
+runtime::task<void> evict_idle_buckets(auth::RateLimiter& limiter) {
+  for (;;) {
+    co_await runtime::sleep_for(std::chrono::seconds(60));
+    limiter.evict_idle(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                           std::chrono::steady_clock::now().time_since_epoch()).count());
+  }
+}
 
 sigset_t shutdown_signals() {
   sigset_t set;
@@ -60,13 +76,15 @@ int main() {
   server_options.max_connections = (config->max_connections + config->threads - 1) / config->threads;
   server_options.access_log = config->access_log;
 
+  auth::RateLimiter rate_limiter;  // shared by every core: the limit is per store, exact
   std::vector<CoreState> cores_state(config->threads);
   std::unique_ptr<runtime::Cores> cores;
   try {
     cores = std::make_unique<runtime::Cores>(config->threads, [&](runtime::Reactor& reactor) {
       CoreState& state = cores_state[reactor.index()];
       int fd = reactor.index() == 0 ? first_listener : runtime::listen_tcp(bound);
-      state.application = std::make_unique<api::Application>(*config);
+      state.application = std::make_unique<api::Application>(*config, rate_limiter);
+      state.application->start();
       state.server = std::make_unique<http::Server>(fd, *state.application, server_options);
       state.server->start();
     });
@@ -74,6 +92,17 @@ int main() {
     std::fprintf(stderr, "storeapi: start failed: %s\n", e.what());
     return 1;
   }
+  // One LISTEN connection, on core 0, fans invalidations out to every core's key cache.
+  db::Listener listener(config->database_url, kInvalidateChannel, [&](std::string_view payload) {
+    cores->post_all([&cores_state, p = std::string(payload)](runtime::Reactor& r) {
+      cores_state[r.index()].application->invalidate(p);
+    });
+  });
+  cores->post_to(0, [&] {
+    listener.start();
+    runtime::spawn(evict_idle_buckets(rate_limiter));
+  });
+
   std::fprintf(stderr, "storeapi: listening on %s:%u with %u threads\n", bound.host.c_str(), bound.port,
                config->threads);
   if (config->secret_generated)

@@ -35,15 +35,18 @@ std::optional<Uuid> Uuid::parse(std::string_view text) {
 
 bool is_uuid(std::string_view text) { return Uuid::parse(text).has_value(); }
 
-std::string Uuid::str() const {
+void Uuid::write(char* out) const noexcept {
   static constexpr char digits[] = "0123456789abcdef";
-  std::string out;
-  out.reserve(36);
   for (std::size_t i = 0; i < 16; ++i) {
-    if (i == 4 || i == 6 || i == 8 || i == 10) out.push_back('-');
-    out.push_back(digits[bytes[i] >> 4]);
-    out.push_back(digits[bytes[i] & 0xf]);
+    if (i == 4 || i == 6 || i == 8 || i == 10) *out++ = '-';
+    *out++ = digits[bytes[i] >> 4];
+    *out++ = digits[bytes[i] & 0xf];
   }
+}
+
+std::string Uuid::str() const {
+  std::string out(36, '\0');
+  write(out.data());
   return out;
 }
 

@@ -15,6 +15,7 @@ struct Uuid {
   static std::optional<Uuid> parse(std::string_view text);
   // Lower-case canonical form, 36 characters.
   std::string str() const;
+  void write(char* out) const noexcept;  // the same into out[0..36)
   friend bool operator==(const Uuid&, const Uuid&) = default;
 };
 

@@ -24,6 +24,8 @@ class Cores {
 
   // Runs fn(reactor) on every core's thread.
   void post_all(const std::function<void(Reactor&)>& fn);
+  // Runs fn on core `index`'s thread.
+  void post_to(unsigned index, std::function<void()> fn) { reactors_.at(index)->post(std::move(fn)); }
 
   // Waits until every reactor's run() returned.
   void join();

@@ -1,0 +1,46 @@
+#pragma once
+// What an endpoint works with: the request, the response it fills, the authenticated
+// caller, the matched route, and the core's services.
+#include <optional>
+#include <string_view>
+
+#include "api/errors.hpp"
+#include "app/config.hpp"
+#include "auth/authenticator.hpp"
+#include "db/pool.hpp"
+#include "http/query.hpp"
+#include "http/request.hpp"
+#include "http/response.hpp"
+#include "http/router.hpp"
+#include "json/body.hpp"
+
+namespace storeapi::api {
+
+// Per core, owned by the Application; reused from request to request.
+struct Services {
+  const app::Config& config;
+  db::Pool& pool;
+  json::BodyParser& body_parser;
+};
+
+struct Context {
+  const http::Request& req;
+  http::Response& res;
+  const auth::Caller& caller;
+  const http::Match& match;
+  Services& services;
+};
+
+// Turns `res` into the error response of `code`: status, envelope with the request id,
+// and Retry-After where the code calls for one (503).
+void fail(http::Response& res, std::string_view request_id, ErrorCode code,
+          std::optional<std::string_view> param = std::nullopt, std::string_view message = {});
+inline void fail(Context& ctx, ErrorCode code, std::optional<std::string_view> param = std::nullopt,
+                 std::string_view message = {}) {
+  fail(ctx.res, ctx.req.request_id, code, param, message);
+}
+
+// The database could not run a unit: 503 (unreachable or overloaded).
+inline void fail_unavailable(Context& ctx) { fail(ctx, ErrorCode::service_unavailable); }
+
+}  // namespace storeapi::api

@@ -1,0 +1,124 @@
+#include "auth/authenticator.hpp"
+
+#include "auth/api_key.hpp"
+#include "auth/store_body.hpp"
+
+namespace storeapi::auth {
+namespace {
+
+std::int64_t monotonic_ns() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+http::ScopeSet parse_scopes(std::string_view list) {
+  http::ScopeSet set;
+  while (!list.empty()) {
+    std::size_t comma = list.find(',');
+    if (auto scope = http::parse_scope(list.substr(0, comma))) set.add(*scope);
+    if (comma == std::string_view::npos) break;
+    list.remove_prefix(comma + 1);
+  }
+  return set;
+}
+
+}  // namespace
+
+const db::Statement kKeyByHash{
+    "auth_key_by_hash",
+    "select k.id, k.store_id, k.name, k.prefix, array_to_string(k.scopes, ','), k.expires_at,"
+    "       k.revoked_at is not null, s.name, s.slug, s.url, s.currency, s.locale, s.plan,"
+    "       coalesce(s.rate_limit_rpm, (api.plan_limits(s.plan)).rpm)"
+    "  from api_keys k join stores s on s.id = k.store_id"
+    " where k.key_hash = $1",
+    1};
+
+runtime::task<const KeyRecord*> Authenticator::load(const crypto::Sha256& hash, bool& unavailable) {
+  std::string hex = crypto::hex(hash);
+  db::Unit unit;
+  unit.add(kKeyByHash, {std::string_view(hex)});
+  if (co_await pool_.run(unit) != db::Outcome::done || !unit.result(0).ok()) {
+    unavailable = true;
+    co_return nullptr;
+  }
+  const db::Result& r = unit.result(0);
+  auto now = KeyCache::Clock::now();
+  if (r.rows() == 0) {
+    cache_.insert_unknown(hash, now);
+    co_return nullptr;
+  }
+  KeyRecord record;
+  record.key_id = Uuid::parse(r.text(0, 0)).value_or(Uuid{});
+  record.store_id = Uuid::parse(r.text(0, 1)).value_or(Uuid{});
+  record.scopes = parse_scopes(r.text(0, 4));
+  if (!r.is_null(0, 5)) record.expires_at = timefmt::parse_pg_timestamptz(r.text(0, 5));
+  record.revoked = r.boolean(0, 6);
+  record.plan_allows_api = r.text(0, 12) != "free";
+  record.rate_per_minute = r.int64(0, 13);
+  record.store_body = render_store_body({
+      .store_id = r.text(0, 1),
+      .name = r.text(0, 7),
+      .slug = r.text(0, 8),
+      .url = r.text(0, 9),
+      .currency = r.text(0, 10),
+      .locale = r.text(0, 11),
+      .plan = r.text(0, 12),
+      .key_id = r.text(0, 0),
+      .key_name = r.text(0, 2),
+      .key_prefix = r.text(0, 3),
+      .scopes = record.scopes,
+      .expires_at = record.expires_at,
+  });
+  record.bucket = limiter_.bucket(record.store_id);
+  co_return &cache_.insert(hash, std::move(record), now);
+}
+
+runtime::task<AuthResult> Authenticator::authenticate(const http::Request& req) {
+  AuthResult result{AuthStatus::ok, {}};
+  bool present = false;
+  std::string_view header = req.header("authorization", &present);
+  std::string_view token;
+  if (bearer_token(header, present, token) == BearerStatus::missing) {
+    result.status = AuthStatus::missing_api_key;
+    co_return result;
+  }
+  if (!is_well_formed_key(token)) {
+    result.status = AuthStatus::invalid_api_key;
+    co_return result;
+  }
+  crypto::Sha256 hash = crypto::sha256(token);
+  auto now = KeyCache::Clock::now();
+  const KeyRecord* key = cache_.find(hash, now);
+  if (!key) {
+    if (cache_.known_unknown(hash, now)) {
+      result.status = AuthStatus::invalid_api_key;
+      co_return result;
+    }
+    bool unavailable = false;
+    key = co_await load(hash, unavailable);
+    if (!key) {
+      result.status = unavailable ? AuthStatus::unavailable : AuthStatus::invalid_api_key;
+      co_return result;
+    }
+  }
+  // From here on nothing suspends, so `key` stays valid.
+  if (key->revoked) {
+    result.status = AuthStatus::revoked_api_key;
+  } else if (key->expires_at && *key->expires_at <= timefmt::now_micros()) {
+    result.status = AuthStatus::expired_api_key;
+  } else if (!key->plan_allows_api) {
+    result.status = AuthStatus::plan_required;
+  } else {
+    result.caller.store_id = key->store_id;
+    result.caller.key_id = key->key_id;
+    key->store_id.write(result.caller.store_id_text.data());
+    key->key_id.write(result.caller.key_id_text.data());
+    result.caller.scopes = key->scopes;
+    result.caller.store_body = key->store_body;
+    result.caller.rate = key->bucket->acquire(monotonic_ns(), key->rate_per_minute);
+    if (!result.caller.rate.allowed) result.status = AuthStatus::rate_limited;
+  }
+  co_return result;
+}
+
+}  // namespace storeapi::auth

@@ -1,0 +1,72 @@
+#pragma once
+// Authentication, plan check and rate limit for one /v1 request, in DESIGN's order:
+// key present (401 missing_api_key) → key well-formed and known (401 invalid_api_key;
+// malformed keys never reach the database) → not revoked / not expired → store plan
+// includes the API (403 plan_required) → rate limit (429). A warm key costs one SHA-256,
+// one hash-map lookup and one compare-and-swap.
+#include <array>
+#include <chrono>
+#include <string_view>
+
+#include "auth/key_cache.hpp"
+#include "auth/rate_limiter.hpp"
+#include "common/uuid.hpp"
+#include "db/pool.hpp"
+#include "db/statement.hpp"
+#include "http/request.hpp"
+#include "http/scopes.hpp"
+#include "runtime/task.hpp"
+
+namespace storeapi::auth {
+
+enum class AuthStatus : std::uint8_t {
+  ok,
+  missing_api_key,
+  invalid_api_key,
+  revoked_api_key,
+  expired_api_key,
+  plan_required,
+  rate_limited,
+  unavailable,  // the key could not be looked up: the database is unreachable
+};
+
+// Who is calling. Copied out of the cache, so it stays valid across later awaits, except
+// `store_body`, which is valid only until the caller next suspends.
+struct Caller {
+  Uuid store_id;
+  Uuid key_id;
+  std::array<char, 36> store_id_text{};  // canonical text, for SQL parameters
+  std::array<char, 36> key_id_text{};
+  http::ScopeSet scopes;
+  RateDecision rate{};
+  std::string_view store_body;
+
+  std::string_view store() const noexcept { return {store_id_text.data(), store_id_text.size()}; }
+  std::string_view key() const noexcept { return {key_id_text.data(), key_id_text.size()}; }
+};
+
+struct AuthResult {
+  AuthStatus status;
+  Caller caller;  // meaningful when status is ok or rate_limited (rate is set)
+};
+
+// The statement the authenticator needs prepared on every pooled connection.
+extern const db::Statement kKeyByHash;
+
+class Authenticator {
+ public:
+  Authenticator(db::Pool& pool, KeyCache& cache, RateLimiter& limiter) : pool_(pool), cache_(cache), limiter_(limiter) {}
+
+  runtime::task<AuthResult> authenticate(const http::Request& req);
+
+ private:
+  // Fills the cache from the database; nullptr when the key is unknown. Sets
+  // `unavailable` when the database could not answer.
+  runtime::task<const KeyRecord*> load(const crypto::Sha256& hash, bool& unavailable);
+
+  db::Pool& pool_;
+  KeyCache& cache_;
+  RateLimiter& limiter_;
+};
+
+}  // namespace storeapi::auth

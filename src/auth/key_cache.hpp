@@ -1,0 +1,75 @@
+#pragma once
+// Per-core cache from the SHA-256 of an API key to what authenticating it needs, so a warm
+// request authenticates without touching the database. Entries are dropped by
+// invalidations (LISTEN/NOTIFY: key revoked or created, store plan or rate changed) and,
+// as a safety net, after a TTL. Unknown hashes are remembered briefly (negative cache) so
+// a flood of bad keys cannot turn into a flood of queries. Both maps are bounded.
+#include <array>
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <unordered_map>
+
+#include "auth/rate_limiter.hpp"
+#include "common/crypto.hpp"
+#include "common/time.hpp"
+#include "common/uuid.hpp"
+#include "http/scopes.hpp"
+
+namespace storeapi::auth {
+
+struct KeyRecord {
+  Uuid key_id;
+  Uuid store_id;
+  http::ScopeSet scopes;
+  std::optional<timefmt::Micros> expires_at;
+  bool revoked = false;
+  bool plan_allows_api = false;
+  std::int64_t rate_per_minute = 0;
+  std::string store_body;  // the whole GET /v1/store answer for this key, rendered once
+  std::shared_ptr<RateBucket> bucket;
+};
+
+struct KeyCacheOptions {
+  std::chrono::milliseconds ttl{60'000};
+  std::chrono::milliseconds negative_ttl{5'000};
+  std::size_t max_entries = 100'000;
+  std::size_t max_negative = 10'000;
+};
+
+class KeyCache {
+ public:
+  using Clock = std::chrono::steady_clock;
+  using Hash = crypto::Sha256;
+
+  explicit KeyCache(KeyCacheOptions options = {}) : options_(options) {}
+
+  // The cached record, or nullptr (also when it outlived the TTL).
+  const KeyRecord* find(const Hash& hash, Clock::time_point now);
+  bool known_unknown(const Hash& hash, Clock::time_point now);
+
+  const KeyRecord& insert(const Hash& hash, KeyRecord record, Clock::time_point now);
+  void insert_unknown(const Hash& hash, Clock::time_point now);
+
+  // Invalidation payloads: "key:<sha256 hex>", "store:<uuid>", or "*" (everything, e.g.
+  // after the notification connection was lost and messages may have been missed).
+  void invalidate(std::string_view payload);
+
+  std::size_t size() const noexcept { return entries_.size(); }
+
+ private:
+  struct HashOfHash {
+    std::size_t operator()(const Hash& h) const noexcept;
+  };
+  struct Entry {
+    KeyRecord record;
+    Clock::time_point expires;
+  };
+  KeyCacheOptions options_;
+  std::unordered_map<Hash, Entry, HashOfHash> entries_;
+  std::unordered_map<Hash, Clock::time_point, HashOfHash> unknown_;
+};
+
+}  // namespace storeapi::auth
