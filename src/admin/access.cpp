@@ -23,10 +23,12 @@ Level parse_level(std::string_view name, bool allow_none) {
 AccessLevels parse_pairs(std::string_view text, bool allow_none) {
   AccessLevels levels{};
   std::array<bool, 4> seen{};
-  while (!text.empty()) {
+  if (text.empty()) return levels;
+  for (bool more = true; more;) {
     auto comma = text.find(',');
     std::string_view item = text.substr(0, comma);
-    text = comma == std::string_view::npos ? std::string_view{} : text.substr(comma + 1);
+    more = comma != std::string_view::npos;
+    if (more) text.remove_prefix(comma + 1);
     auto colon = item.find(':');
     if (colon == std::string_view::npos)
       throw UsageError("expected resource:level, got '" + std::string(item) + "'");
