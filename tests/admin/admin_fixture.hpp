@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 #include <pqxx/pqxx>
 
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -20,7 +21,10 @@ class AdminTest : public ::testing::Test {
     db_ = nullptr;
   }
 
-  static TestDatabase& db() { return *db_; }
+  static TestDatabase& db() {
+    if (!db_) throw std::runtime_error("no test database: see the set-up failure above");
+    return *db_;
+  }
 
   // Runs storeapi-admin against the test database; expects success and returns its JSON.
   simdjson::dom::element ok(const std::vector<std::string>& args);

@@ -5,24 +5,6 @@
 namespace storeapi::testing {
 namespace {
 
-// An empty database (no migrations) for the length of a test.
-class EmptyDatabase {
- public:
-  EmptyDatabase() : cluster_(std::getenv("STOREAPI_TEST_DATABASE_URL")) {
-    pqxx::connection conn(cluster_);
-    pqxx::nontransaction(conn).exec("create database " + name_);
-  }
-  ~EmptyDatabase() {
-    pqxx::connection conn(cluster_);
-    pqxx::nontransaction(conn).exec("drop database " + name_ + " with (force)");
-  }
-  std::string url() const { return with_database(cluster_, name_); }
-
- private:
-  std::string cluster_;
-  std::string name_ = "storeapi_test_empty_" + std::to_string(::getpid());
-};
-
 std::string value(const std::string& url, const std::string& sql) {
   pqxx::connection conn(url);
   pqxx::work work(conn);
@@ -30,8 +12,7 @@ std::string value(const std::string& url, const std::string& sql) {
 }
 
 TEST(Migrate, AppliesEveryMigrationToAnEmptyDatabaseThenNothing) {
-  ASSERT_NE(std::getenv("STOREAPI_TEST_DATABASE_URL"), nullptr) << "run through tools/test";
-  EmptyDatabase empty;
+  TestDatabase empty(TestDatabase::Schema::empty);
   simdjson::dom::parser parser;
 
   CliResult first = run_admin({"migrate"}, empty.url());

@@ -41,13 +41,13 @@ std::string with_database(const std::string& url, const std::string& database) {
   return base + "/" + database + params;
 }
 
-TestDatabase::TestDatabase()
+TestDatabase::TestDatabase(Schema schema)
     : cluster_url_(cluster_url()), name_("storeapi_test_" + random_hex(8)), url_(with_database(cluster_url_, name_)) {
   {
     pqxx::connection admin(cluster_url_);
     pqxx::nontransaction(admin).exec("create database " + name_);
   }
-  admin::migrate(*connect());
+  if (schema == Schema::migrated) admin::migrate(*connect());
 }
 
 TestDatabase::~TestDatabase() {

@@ -29,9 +29,11 @@ struct TestKey {
 
 class TestDatabase {
  public:
+  enum class Schema { migrated, empty };
+
   // Creates a database with a random name on the test cluster and applies every
-  // migration to it (through the admin library).
-  TestDatabase();
+  // migration to it (through the admin library), unless `schema` is empty.
+  explicit TestDatabase(Schema schema = Schema::migrated);
   // Drops the database, closing any connections still open to it.
   ~TestDatabase();
   TestDatabase(const TestDatabase&) = delete;
