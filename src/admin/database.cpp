@@ -38,6 +38,21 @@ std::optional<std::int64_t> optional_int(const pqxx::field& field) {
   return field.as<std::int64_t>();
 }
 
+std::string text_array_literal(const std::vector<std::string>& items) {
+  std::string out = "{";
+  for (const auto& item : items) {
+    if (out.size() > 1) out.push_back(',');
+    out.push_back('"');
+    for (char c : item) {
+      if (c == '"' || c == '\\') out.push_back('\\');
+      out.push_back(c);
+    }
+    out.push_back('"');
+  }
+  out.push_back('}');
+  return out;
+}
+
 std::vector<std::string> text_array(const pqxx::field& field) {
   std::vector<std::string> out;
   auto parser = field.as_array();

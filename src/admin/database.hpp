@@ -25,6 +25,9 @@ std::optional<std::string> timestamp(const pqxx::field& field);
 std::optional<std::string> optional_text(const pqxx::field& field);
 std::optional<std::int64_t> optional_int(const pqxx::field& field);
 
+// A PostgreSQL text[] literal, {"a","b"}, with quotes and backslashes escaped.
+std::string text_array_literal(const std::vector<std::string>& items);
+
 // A PostgreSQL one-dimensional text array field (e.g. scopes) as strings.
 std::vector<std::string> text_array(const pqxx::field& field);
 

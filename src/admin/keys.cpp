@@ -60,12 +60,6 @@ void announce_key_change(pqxx::work& work, const std::string& key_id, const char
       key_id, tmpl);
 }
 
-std::string pg_array(const std::vector<std::string>& items) {
-  std::string out = "{";
-  for (const auto& item : items) out += (out.size() > 1 ? "," : "") + item;
-  return out + "}";
-}
-
 }  // namespace
 
 CreatedKey create_key(pqxx::work& work, const NewKey& request) {
@@ -109,7 +103,7 @@ CreatedKey create_key(pqxx::work& work, const NewKey& request) {
       "   $9)"
       " returning id",
       request.store_id, request.name, crypto::sha256_hex(key), key.substr(0, kShownPrefixLength),
-      request.access, pg_array(scopes_of(wanted)), expiry.interval, expiry.at, creator.id);
+      request.access, text_array_literal(scopes_of(wanted)), expiry.interval, expiry.at, creator.id);
   CreatedKey created{row[0].c_str(), key};
   announce_key_change(work, created.id, "api_key_created");
   return created;

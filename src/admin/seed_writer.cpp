@@ -1,5 +1,7 @@
 #include "admin/seed_writer.hpp"
 
+#include "admin/database.hpp"
+
 #include <array>
 #include <cstdio>
 #include <optional>
@@ -20,22 +22,6 @@ std::string ts(Micros t) { return timefmt::format_ms_utc(t); }
 std::optional<std::string> ts(const std::optional<Micros>& t) {
   if (!t) return std::nullopt;
   return ts(*t);
-}
-
-// A PostgreSQL text[] literal: {"a","b"} with quotes and backslashes escaped.
-std::string pg_array(const std::vector<std::string>& items) {
-  std::string out = "{";
-  for (const auto& item : items) {
-    if (out.size() > 1) out.push_back(',');
-    out.push_back('"');
-    for (char c : item) {
-      if (c == '"' || c == '\\') out.push_back('\\');
-      out.push_back(c);
-    }
-    out.push_back('"');
-  }
-  out.push_back('}');
-  return out;
 }
 
 // Streams `rows` into `table` through `row_of`, reporting progress every 1000 rows.
@@ -66,8 +52,8 @@ void write(pqxx::work& work, const StoreInfo& store, const SeedData& d, Progress
        {"store_id", "id", "name", "slug", "type", "status", "category_id", "tags", "images", "deleted_at",
         "created_at", "updated_at"},
        d.products, progress, [&](const ProductRow& p) {
-         return std::make_tuple(sid, p.id, p.name, p.slug, p.type, p.status, p.category_id, pg_array(p.tags),
-                                pg_array(p.images), ts(p.deleted_at), ts(p.created_at), ts(p.updated_at));
+         return std::make_tuple(sid, p.id, p.name, p.slug, p.type, p.status, p.category_id, text_array_literal(p.tags),
+                                text_array_literal(p.images), ts(p.deleted_at), ts(p.created_at), ts(p.updated_at));
        });
   std::vector<std::pair<const ProductRow*, const TranslationRow*>> translations;
   for (const auto& p : d.products)
@@ -99,7 +85,7 @@ void write(pqxx::work& work, const StoreInfo& store, const SeedData& d, Progress
         "created_at", "updated_at"},
        d.customers, progress, [&](const CustomerRow& c) {
          return std::make_tuple(sid, c.id, c.name, c.email, c.phone, c.source, c.email_status,
-                                ts(c.unsubscribed_at), pg_array(c.tags), ts(c.created_at), ts(c.updated_at));
+                                ts(c.unsubscribed_at), text_array_literal(c.tags), ts(c.created_at), ts(c.updated_at));
        });
   copy(work, "orders",
        {"store_id", "id", "order_number", "status", "fulfillment_status", "channel", "currency", "subtotal",
