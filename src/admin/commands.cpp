@@ -1,0 +1,196 @@
+#include "admin/commands.hpp"
+
+#include "admin/args.hpp"
+#include "admin/database.hpp"
+#include "admin/errors.hpp"
+#include "admin/json.hpp"
+#include "admin/keys.hpp"
+#include "admin/migrations.hpp"
+#include "admin/seed.hpp"
+#include "admin/staff.hpp"
+#include "admin/stock_history.hpp"
+#include "admin/stores.hpp"
+#include "admin/validate.hpp"
+#include "admin/webhooks.hpp"
+
+#include <vector>
+
+namespace storeapi::admin {
+namespace {
+
+using Handler = void (*)(JsonWriter&, pqxx::connection&, const Flags&);
+
+struct Command {
+  const char* name;  // the command words
+  FlagSpec flags;
+  Handler handler;
+};
+
+// Runs `body` in one transaction that commits only if it returns normally.
+template <typename Body>
+void in_transaction(pqxx::connection& conn, Body body) {
+  pqxx::work work(conn);
+  body(work);
+  work.commit();
+}
+
+void cmd_migrate(JsonWriter& json, pqxx::connection& conn, const Flags&) {
+  MigrationReport report = migrate(conn);
+  json.begin_object().field("object", "migrations").key("applied").begin_array();
+  for (const auto& name : report.applied) json.value(name);
+  json.end_array().field("current", report.current).end_object();
+}
+
+void cmd_store_create(JsonWriter& json, pqxx::connection& conn, const Flags& f) {
+  in_transaction(conn, [&](pqxx::work& w) {
+    NewStore store{f.get("name"), f.get("slug"), f.get("currency"), f.get("plan"), f.get("owner-email"),
+                   f.find("locale").value_or("en"), f.find("url")};
+    write_store(json, w, create_store(w, store));
+  });
+}
+
+void cmd_store_set_plan(JsonWriter& json, pqxx::connection& conn, const Flags& f) {
+  in_transaction(conn, [&](pqxx::work& w) {
+    set_plan(w, f.get("store"), f.get("plan"));
+    write_store(json, w, f.get("store"));
+  });
+}
+
+void cmd_store_set_rate_limit(JsonWriter& json, pqxx::connection& conn, const Flags& f) {
+  std::optional<long> rpm;
+  if (f.get("rpm") != "default") {
+    rpm = parse_count(f.get("rpm"));
+    if (!rpm || *rpm == 0)
+      throw UsageError("--rpm must be a positive integer or 'default', got '" + f.get("rpm") + "'");
+  }
+  in_transaction(conn, [&](pqxx::work& w) {
+    set_rate_limit(w, f.get("store"), rpm);
+    write_store(json, w, f.get("store"));
+  });
+}
+
+void cmd_staff_add(JsonWriter& json, pqxx::connection& conn, const Flags& f) {
+  AccessLevels access = parse_access(f.find("access").value_or(""));
+  check_email(f.get("email"), "email");
+  in_transaction(conn, [&](pqxx::work& w) {
+    require_store(w, f.get("store"));
+    write_staff(json, w, f.get("store"), add_staff(w, f.get("store"), f.get("email"), access));
+  });
+}
+
+void cmd_key_create(JsonWriter& json, pqxx::connection& conn, const Flags& f) {
+  in_transaction(conn, [&](pqxx::work& w) {
+    NewKey request{f.get("store"), f.get("name"), f.get("access"), f.find("scopes").value_or(""),
+                   f.find("expires").value_or("never"), f.find("by").value_or("")};
+    CreatedKey key = create_key(w, request);
+    write_key(json, w, key.id, key.key);
+  });
+}
+
+void cmd_key_revoke(JsonWriter& json, pqxx::connection& conn, const Flags& f) {
+  in_transaction(conn, [&](pqxx::work& w) {
+    revoke_key(w, f.get("key"));
+    write_key(json, w, f.get("key"));
+  });
+}
+
+void cmd_key_list(JsonWriter& json, pqxx::connection& conn, const Flags& f) {
+  in_transaction(conn, [&](pqxx::work& w) { write_key_list(json, w, f.get("store")); });
+}
+
+void cmd_stock_history(JsonWriter& json, pqxx::connection& conn, const Flags& f) {
+  in_transaction(conn, [&](pqxx::work& w) { write_stock_history(json, w, f.get("store"), f.get("variant")); });
+}
+
+void cmd_webhook_add(JsonWriter& json, pqxx::connection& conn, const Flags& f) {
+  in_transaction(conn, [&](pqxx::work& w) {
+    NewWebhook hook = add_webhook(w, f.get("store"), f.get("url"));
+    json.begin_object()
+        .field("object", "webhook_endpoint")
+        .field("id", hook.id)
+        .field("store_id", f.get("store"))
+        .field("url", f.get("url"))
+        .field("secret", hook.secret)
+        .end_object();
+  });
+}
+
+void cmd_seed(JsonWriter& json, pqxx::connection& conn, const Flags& f) {
+  seed::SeedSizes defaults;
+  seed::SeedSizes sizes{f.count_or("orders", defaults.orders), f.count_or("products", defaults.products),
+                        f.count_or("customers", defaults.customers), f.count_or("bookings", defaults.bookings)};
+  in_transaction(conn, [&](pqxx::work& w) { seed_store(json, w, f.get("store"), sizes); });
+}
+
+const std::vector<Command>& commands() {
+  static const std::vector<Command> table = {
+      {"migrate", {}, cmd_migrate},
+      {"store create", {{"name", "slug", "currency", "plan", "owner-email"}, {"locale", "url"}}, cmd_store_create},
+      {"store set-plan", {{"store", "plan"}, {}}, cmd_store_set_plan},
+      {"store set-rate-limit", {{"store", "rpm"}, {}}, cmd_store_set_rate_limit},
+      {"staff add", {{"store", "email"}, {"access"}}, cmd_staff_add},
+      {"key create", {{"store", "name", "access"}, {"scopes", "expires", "by"}}, cmd_key_create},
+      {"key revoke", {{"key"}, {}}, cmd_key_revoke},
+      {"key list", {{"store"}, {}}, cmd_key_list},
+      {"stock history", {{"store", "variant"}, {}}, cmd_stock_history},
+      {"webhook add", {{"store", "url"}, {}}, cmd_webhook_add},
+      {"seed", {{"store"}, {"orders", "products", "customers", "bookings"}}, cmd_seed},
+  };
+  return table;
+}
+
+std::string usage() {
+  std::string text = "commands:";
+  for (const auto& c : commands()) text += std::string(" '") + c.name + "'";
+  return text + " (flags: see README.md)";
+}
+
+// The command named by the leading one or two words of `args`; sets `words` to how many.
+const Command* find_command(std::span<const std::string> args, std::size_t& words) {
+  for (const auto& c : commands()) {
+    std::string name = c.name;
+    auto space = name.find(' ');
+    words = space == std::string::npos ? 1 : 2;
+    if (args.size() < words) continue;
+    std::string given = words == 1 ? args[0] : args[0] + " " + args[1];
+    if (given == name) return &c;
+  }
+  return nullptr;
+}
+
+// Database errors can span lines; the tool promises one line.
+std::string one_line(std::string text) {
+  while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
+  for (char& c : text)
+    if (c == '\n' || c == '\r' || c == '\t') c = ' ';
+  return text;
+}
+
+}  // namespace
+
+int run(std::span<const std::string> args, std::ostream& out, std::ostream& err) {
+  try {
+    std::size_t words = 0;
+    const Command* command = find_command(args, words);
+    if (!command) {
+      std::string given = args.empty() ? "nothing" : "'" + args[0] + (args.size() > 1 ? " " + args[1] : "") + "'";
+      throw UsageError("unknown command " + given + "; " + usage());
+    }
+    FlagSpec spec = command->flags;
+    spec.optional.push_back("database-url");
+    Flags flags(args.subspan(words), spec);
+    auto conn = connect(database_url(flags.find("database-url")));
+    JsonWriter json;
+    command->handler(json, *conn, flags);
+    out << json.str() << '\n';
+    return 0;
+  } catch (const UsageError& e) {
+    err << "storeapi-admin: " << one_line(e.what()) << '\n';
+    return 2;
+  } catch (const std::exception& e) {
+    err << "storeapi-admin: " << one_line(e.what()) << '\n';
+    return 1;
+  }
+}
+
+}  // namespace storeapi::admin

@@ -1,0 +1,66 @@
+#include "admin/database.hpp"
+
+#include "admin/errors.hpp"
+#include "common/time.hpp"
+
+#include <cstdlib>
+
+namespace storeapi::admin {
+
+std::string database_url(const std::optional<std::string>& flag) {
+  if (flag) return *flag;
+  if (const char* env = std::getenv("STOREAPI_DATABASE_URL"); env && *env) return env;
+  throw UsageError("no database: set STOREAPI_DATABASE_URL or pass --database-url");
+}
+
+std::unique_ptr<pqxx::connection> connect(const std::string& url) {
+  auto conn = std::make_unique<pqxx::connection>(url);
+  conn->set_variable("TimeZone", "'UTC'");
+  conn->set_variable("application_name", "'storeapi-admin'");
+  return conn;
+}
+
+std::optional<std::string> timestamp(const pqxx::field& field) {
+  if (field.is_null()) return std::nullopt;
+  auto micros = timefmt::parse_pg_timestamptz(field.c_str());
+  if (!micros) throw std::runtime_error("unexpected timestamp from the database: " +
+                                        std::string(field.c_str()));
+  return timefmt::format_ms_utc(*micros);
+}
+
+std::optional<std::string> optional_text(const pqxx::field& field) {
+  if (field.is_null()) return std::nullopt;
+  return std::string(field.c_str());
+}
+
+std::optional<std::int64_t> optional_int(const pqxx::field& field) {
+  if (field.is_null()) return std::nullopt;
+  return field.as<std::int64_t>();
+}
+
+std::string text_array_literal(const std::vector<std::string>& items) {
+  std::string out = "{";
+  for (const auto& item : items) {
+    if (out.size() > 1) out.push_back(',');
+    out.push_back('"');
+    for (char c : item) {
+      if (c == '"' || c == '\\') out.push_back('\\');
+      out.push_back(c);
+    }
+    out.push_back('"');
+  }
+  out.push_back('}');
+  return out;
+}
+
+std::vector<std::string> text_array(const pqxx::field& field) {
+  std::vector<std::string> out;
+  auto parser = field.as_array();
+  for (auto [kind, value] = parser.get_next(); kind != pqxx::array_parser::done;
+       std::tie(kind, value) = parser.get_next()) {
+    if (kind == pqxx::array_parser::string_value) out.push_back(value);
+  }
+  return out;
+}
+
+}  // namespace storeapi::admin

@@ -1,0 +1,34 @@
+#pragma once
+// Connecting to PostgreSQL and reading values back in the API's output formats.
+#include <pqxx/pqxx>
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace storeapi::admin {
+
+// The database URL: the --database-url flag if given, else STOREAPI_DATABASE_URL.
+// Throws UsageError when neither is set.
+std::string database_url(const std::optional<std::string>& flag);
+
+// A connection whose session time zone is UTC, so timestamps read back as "...+00".
+// (pqxx 6 connections cannot be moved, hence the pointer.)
+std::unique_ptr<pqxx::connection> connect(const std::string& url);
+
+// A timestamptz field as RFC 3339 UTC with milliseconds; nullopt for NULL.
+std::optional<std::string> timestamp(const pqxx::field& field);
+
+// Nullable fields (pqxx 6's optional support does not reach field::as).
+std::optional<std::string> optional_text(const pqxx::field& field);
+std::optional<std::int64_t> optional_int(const pqxx::field& field);
+
+// A PostgreSQL text[] literal, {"a","b"}, with quotes and backslashes escaped.
+std::string text_array_literal(const std::vector<std::string>& items);
+
+// A PostgreSQL one-dimensional text array field (e.g. scopes) as strings.
+std::vector<std::string> text_array(const pqxx::field& field);
+
+}  // namespace storeapi::admin

@@ -1,0 +1,31 @@
+#pragma once
+// The sql/ migrations, embedded at build time, and applying them.
+#include <pqxx/pqxx>
+
+#include <span>
+#include <string>
+#include <vector>
+
+namespace storeapi::admin {
+
+struct Migration {
+  const char* version;  // "001"
+  const char* name;     // "001_foundation"
+  const char* sql;
+};
+
+// In version order (generated from sql/*.sql by embed_migrations.py).
+std::span<const Migration> embedded_migrations();
+
+struct MigrationReport {
+  std::vector<std::string> applied;  // names applied by this call, in order
+  std::string current;               // the newest version now in the database
+};
+
+// Applies, in one transaction, every embedded migration not yet recorded in
+// schema_migrations. Concurrent callers are serialised by an advisory lock. A recorded
+// migration whose text has changed since is an error (CommandError): migrations are
+// append-only.
+MigrationReport migrate(pqxx::connection& conn);
+
+}  // namespace storeapi::admin
