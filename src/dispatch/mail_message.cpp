@@ -8,9 +8,9 @@ namespace storeapi::dispatch {
 namespace {
 
 constexpr std::size_t kBase64LineLength = 76;  // RFC 2045
-// 45 bytes make 60 base64 characters: with "=?UTF-8?B?" and "?=" an encoded word stays
-// within RFC 2047's 75.
-constexpr std::size_t kEncodedWordBytes = 45;
+// 39 bytes make 52 base64 characters: with "=?UTF-8?B?", "?=" and a header name such as
+// "Subject: " a line stays within RFC 2047's 76 characters.
+constexpr std::size_t kEncodedWordBytes = 39;
 constexpr std::size_t kPlainHeaderLimit = 200;
 
 bool is_printable_ascii(std::string_view text) {

@@ -9,11 +9,9 @@ constexpr MessageTemplate kTemplates[] = {
      "Ihre Bestellung #{{order_number}} bei {{store_name}}: {{fulfillment_status_label}}",
      R"(Hallo {{customer_name}},
 
-Ihre Bestellung #{{order_number}} bei {{store_name}} ist jetzt {{fulfillment_status_label}}{{#previous_fulfillment_status_label}} (zuvor: {{previous_fulfillment_status_label}}){{/previous_fulfillment_status_label}}.
-{{#tracking_number}}
+Ihre Bestellung #{{order_number}} bei {{store_name}} ist jetzt {{fulfillment_status_label}}{{#previous_fulfillment_status_label}} (zuvor: {{previous_fulfillment_status_label}}){{/previous_fulfillment_status_label}}.{{#tracking_number}}
 
-Sendungsnummer: {{tracking_number}}{{#tracking_carrier}} ({{tracking_carrier}}){{/tracking_carrier}}
-{{/tracking_number}}
+Sendungsnummer: {{tracking_number}}{{#tracking_carrier}} ({{tracking_carrier}}){{/tracking_carrier}}{{/tracking_number}}
 
 Vielen Dank für Ihren Einkauf.
 {{store_name}}
@@ -26,13 +24,9 @@ Vielen Dank für Ihren Einkauf.
 {{store_name}} hat Ihre Buchung angenommen:
 
 {{product_name}}
-{{booking_date}} um {{booking_time}} ({{timezone}}), {{duration_minutes}} Minuten
-{{#meeting_method}}
-Treffen: {{meeting_method}}
-{{/meeting_method}}
-{{#meeting_link}}
-Teilnehmen: {{meeting_link}}
-{{/meeting_link}}
+{{booking_date}} um {{booking_time}} ({{timezone}}), {{duration_minutes}} Minuten{{#meeting_method}}
+Treffen: {{meeting_method}}{{/meeting_method}}{{#meeting_link}}
+Teilnehmen: {{meeting_link}}{{/meeting_link}}
 
 Bis dann.
 {{store_name}}

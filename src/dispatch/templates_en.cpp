@@ -9,11 +9,9 @@ constexpr MessageTemplate kTemplates[] = {
      "Your order #{{order_number}} at {{store_name}} is {{fulfillment_status_label}}",
      R"(Hello {{customer_name}},
 
-your order #{{order_number}} at {{store_name}} is now {{fulfillment_status_label}}{{#previous_fulfillment_status_label}} (it was {{previous_fulfillment_status_label}}){{/previous_fulfillment_status_label}}.
-{{#tracking_number}}
+your order #{{order_number}} at {{store_name}} is now {{fulfillment_status_label}}{{#previous_fulfillment_status_label}} (it was {{previous_fulfillment_status_label}}){{/previous_fulfillment_status_label}}.{{#tracking_number}}
 
-Tracking number: {{tracking_number}}{{#tracking_carrier}} ({{tracking_carrier}}){{/tracking_carrier}}
-{{/tracking_number}}
+Tracking number: {{tracking_number}}{{#tracking_carrier}} ({{tracking_carrier}}){{/tracking_carrier}}{{/tracking_number}}
 
 Thank you for shopping with us.
 {{store_name}}
@@ -26,13 +24,9 @@ Thank you for shopping with us.
 {{store_name}} has accepted your booking:
 
 {{product_name}}
-{{booking_date}} at {{booking_time}} ({{timezone}}), {{duration_minutes}} minutes
-{{#meeting_method}}
-Meeting: {{meeting_method}}
-{{/meeting_method}}
-{{#meeting_link}}
-Join: {{meeting_link}}
-{{/meeting_link}}
+{{booking_date}} at {{booking_time}} ({{timezone}}), {{duration_minutes}} minutes{{#meeting_method}}
+Meeting: {{meeting_method}}{{/meeting_method}}{{#meeting_link}}
+Join: {{meeting_link}}{{/meeting_link}}
 
 See you then.
 {{store_name}}
