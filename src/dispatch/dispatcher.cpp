@@ -62,6 +62,12 @@ void Dispatcher::connect_if_due(Clock::time_point now) {
   }
 }
 
+void Dispatcher::take_wakeups(Clock::time_point now) {
+  if (outbox_) with_database([&] {
+      if (outbox_->take_wakeups()) pass_at_ = now;
+    });
+}
+
 std::size_t Dispatcher::room() const {
   return config_.concurrency > transfers_.active() ? config_.concurrency - transfers_.active() : 0;
 }
@@ -195,12 +201,19 @@ void Dispatcher::run(int stop_fd) {
   bool stopping = false;
   Clock::time_point stop_by{};
   while (true) {
+    // New work first (a NOTIFY means a write just committed), then the outcomes of
+    // finished transfers, whose commit waits for the disk.
     Clock::time_point now = Clock::now();
     if (!stopping) {
       connect_if_due(now);
+      take_wakeups(now);
       if (outbox_ && now >= pass_at_) with_database([&] { pass(now); });
     }
+    if (outbox_) record(now);
     if (stopping && (in_flight_.empty() || now >= stop_by)) break;
+    // NOTIFYs that came during the statements above sit in libpq's buffer, where the
+    // socket no longer shows them.
+    if (!stopping) take_wakeups(now);
 
     std::array<WatchedFd, 2> watched{WatchedFd{stop_fd}, WatchedFd{outbox_ ? outbox_->socket() : -1}};
     Clock::time_point until = stopping ? stop_by : outbox_ ? pass_at_ : connect_at_;
@@ -214,10 +227,6 @@ void Dispatcher::run(int stop_fd) {
       log_line("stopping: finishing " + std::to_string(in_flight_.size()) + " transfers in flight");
     }
     collect_finished();
-    if (outbox_) record(now);
-    if (outbox_) with_database([&] {
-        if (outbox_->take_wakeups()) pass_at_ = now;
-      });
   }
   if (!in_flight_.empty())
     log_line("stopped with " + std::to_string(in_flight_.size()) +

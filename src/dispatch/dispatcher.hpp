@@ -41,6 +41,8 @@ class Dispatcher {
   template <typename Step>
   bool with_database(Step step);
   void connect_if_due(Clock::time_point now);
+  // Reads NOTIFYs that have arrived; any of them makes a pass due now.
+  void take_wakeups(Clock::time_point now);
   void pass(Clock::time_point now);
   void start_delivery(DeliveryJob job);
   void start_notification(NotificationJob job);

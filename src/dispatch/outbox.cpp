@@ -128,6 +128,10 @@ struct Outbox::Session {
   explicit Session(const std::string& url) : conn(url) {
     conn.set_variable("TimeZone", "'UTC'");
     conn.set_variable("application_name", "'storeapi-dispatch'");
+    // Fan-out and claims commit without waiting for the WAL flush; outcomes wait (see
+    // record()). WAL is flushed in order, so a crash can lose only claims and fan-outs
+    // no durable outcome came after: work that is simply done again.
+    conn.set_variable("synchronous_commit", "off");
     std::string channel = pqxx::nontransaction(conn).exec1("select api.config('events_channel')")[0].c_str();
     listener = std::make_unique<Listener>(conn, channel);
     conn.prepare("fan_out", kFanOut);
@@ -197,6 +201,8 @@ std::vector<std::string> Outbox::record(std::span<const DeliveryOutcome> deliver
   std::vector<std::string> statuses;
   statuses.reserve(deliveries.size());
   pqxx::work work(session_->conn);
+  // A recorded 2xx must survive a database crash: it is what keeps a delivery from repeating.
+  work.exec("set local synchronous_commit = on");
   for (const auto& d : deliveries) {
     auto row = work.exec_prepared1("record_delivery", d.store_id, d.delivery_id, d.attempt,
                                    timefmt::format_ms_utc(d.attempted_at), d.status, d.latency_ms, d.response,

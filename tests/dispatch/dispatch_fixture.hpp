@@ -1,7 +1,7 @@
 #pragma once
-// Shared pieces of the storeapi-dispatch integration tests: the real binary as a child
-// process, an SMTP sink, and a fixture with a fresh migrated database and store per test
+// Shared pieces of the storeapi-dispatch integration tests: an SMTP sink, and a fixture with a fresh migrated database and store per test
 // (dispatchers sweep every store, so tests must not share a database).
+#include "support/dispatcher_process.hpp"
 #include "support/test_database.hpp"
 #include "support/webhook_receiver.hpp"
 
@@ -17,30 +17,6 @@
 #include <vector>
 
 namespace storeapi::testing {
-
-using Settings = std::map<std::string, std::string>;
-
-// $STOREAPI_BUILD_DIR/storeapi-dispatch with exactly `settings` as its STOREAPI_*
-// environment (nothing inherited), stderr kept in a file for log assertions.
-class DispatcherProcess {
- public:
-  explicit DispatcherProcess(const Settings& settings);
-  ~DispatcherProcess();  // SIGKILL if still running
-  DispatcherProcess(const DispatcherProcess&) = delete;
-  DispatcherProcess& operator=(const DispatcherProcess&) = delete;
-
-  // SIGTERM, then waits (up to 30 s) and returns the exit code (-1: killed by a signal).
-  int stop();
-  // SIGKILL, as a crash would end it.
-  void kill();
-  std::string log() const;
-
- private:
-  int wait_for_exit();
-
-  int pid_ = -1;
-  std::string log_path_;
-};
 
 // tests/dispatch/smtp_sink.py on a port of its own; the first `refuse` messages get 451.
 class SmtpSink {
