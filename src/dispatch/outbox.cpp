@@ -1,5 +1,7 @@
 #include "dispatch/outbox.hpp"
 
+#include "dispatch/outcomes_json.hpp"
+
 #include <pqxx/pqxx>
 
 #include <utility>
@@ -76,21 +78,28 @@ returning n.store_id, n.id, n.kind, n.template, n.recipient, n.locale, n.data::t
           s.name, s.url, s.owner_email
 )SQL";
 
-constexpr const char* kRecordDelivery = R"SQL(
-select api.record_webhook_attempt($1, $2, $3, $4::timestamptz, $5, $6, $7, $8,
-                                  $9 * interval '1 millisecond')
+// Outcomes go in batches, as one JSON array per statement (see outcomes_json): one
+// round trip however many transfers finished together.
+constexpr const char* kRecordDeliveries = R"SQL(
+select r.i, api.record_webhook_attempt(r.store_id, r.delivery_id, r.attempt, r.attempted_at, r.status,
+                                       r.latency_ms, r.response, r.error, r.retry_ms * interval '1 millisecond')
+  from jsonb_to_recordset($1::jsonb) as r(i integer, store_id uuid, delivery_id uuid, attempt integer,
+         attempted_at timestamptz, status integer, latency_ms integer, response text, error text, retry_ms bigint)
+ order by r.i
 )SQL";
 
 // A send counts whenever it comes; a failure only while it is the latest attempt.
-constexpr const char* kRecordNotification = R"SQL(
-update notifications
-   set status = case when $4 then 'sent' when $6::bigint is null then 'failed' else 'pending' end,
-       sent_at = case when $4 then api.now_ms() end,
-       next_attempt_at = case when $4 or $6::bigint is null then next_attempt_at
-                              else api.now_ms() + $6 * interval '1 millisecond' end,
-       last_error = case when $4 then null else $5 end,
+constexpr const char* kRecordNotifications = R"SQL(
+update notifications n
+   set status = case when r.sent then 'sent' when r.retry_ms is null then 'failed' else 'pending' end,
+       sent_at = case when r.sent then api.now_ms() end,
+       next_attempt_at = case when r.sent or r.retry_ms is null then n.next_attempt_at
+                              else api.now_ms() + r.retry_ms * interval '1 millisecond' end,
+       last_error = case when r.sent then null else r.error end,
        updated_at = api.now_ms()
- where store_id = $1 and id = $2 and status = 'pending' and ($4 or attempts = $3)
+  from jsonb_to_recordset($1::jsonb) as r(store_id uuid, id uuid, attempt integer, sent boolean, error text,
+                                          retry_ms bigint)
+ where n.store_id = r.store_id and n.id = r.id and n.status = 'pending' and (r.sent or n.attempts = r.attempt)
 )SQL";
 
 constexpr const char* kNextDue = R"SQL(
@@ -110,10 +119,6 @@ pqxx::result claim(pqxx::connection& conn, const char* statement, std::size_t li
   return rows;
 }
 
-std::optional<long long> millis(const std::optional<std::chrono::milliseconds>& d) {
-  if (!d) return std::nullopt;
-  return d->count();
-}
 
 class Listener : public pqxx::notification_receiver {
  public:
@@ -137,8 +142,8 @@ struct Outbox::Session {
     conn.prepare("fan_out", kFanOut);
     conn.prepare("claim_deliveries", kClaimDeliveries);
     conn.prepare("claim_notifications", kClaimNotifications);
-    conn.prepare("record_delivery", kRecordDelivery);
-    conn.prepare("record_notification", kRecordNotification);
+    conn.prepare("record_deliveries", kRecordDeliveries);
+    conn.prepare("record_notifications", kRecordNotifications);
     conn.prepare("next_due", kNextDue);
   }
 
@@ -203,14 +208,10 @@ std::vector<std::string> Outbox::record(std::span<const DeliveryOutcome> deliver
   pqxx::work work(session_->conn);
   // A recorded 2xx must survive a database crash: it is what keeps a delivery from repeating.
   work.exec("set local synchronous_commit = on");
-  for (const auto& d : deliveries) {
-    auto row = work.exec_prepared1("record_delivery", d.store_id, d.delivery_id, d.attempt,
-                                   timefmt::format_ms_utc(d.attempted_at), d.status, d.latency_ms, d.response,
-                                   d.error, millis(d.retry_in));
-    statuses.emplace_back(row[0].is_null() ? "" : row[0].c_str());
-  }
-  for (const auto& n : notifications)
-    work.exec_prepared("record_notification", n.store_id, n.id, n.attempt, n.sent, n.error, millis(n.retry_in));
+  if (!deliveries.empty())
+    for (const auto& row : work.exec_prepared("record_deliveries", outcomes_json(deliveries)))
+      statuses.emplace_back(row[1].is_null() ? "" : row[1].c_str());
+  if (!notifications.empty()) work.exec_prepared("record_notifications", outcomes_json(notifications));
   work.commit();
   return statuses;
 }
