@@ -1,6 +1,7 @@
 #pragma once
-// Shared pieces of the storeapi-dispatch integration tests: an SMTP sink, and a fixture with a fresh migrated database and store per test
-// (dispatchers sweep every store, so tests must not share a database).
+// Shared pieces of the storeapi-dispatch integration tests: an SMTP sink, and a fixture
+// with a fresh migrated database and store per test (dispatchers sweep every store, so
+// tests must not share a database). The dispatcher itself: support/dispatcher_process.hpp.
 #include "support/dispatcher_process.hpp"
 #include "support/test_database.hpp"
 #include "support/webhook_receiver.hpp"
