@@ -11,6 +11,7 @@
 #include "admin/stock_history.hpp"
 #include "admin/stores.hpp"
 #include "admin/validate.hpp"
+#include "admin/webhook_deliveries.hpp"
 #include "admin/webhooks.hpp"
 
 #include <vector>
@@ -104,15 +105,44 @@ void cmd_stock_history(JsonWriter& json, pqxx::connection& conn, const Flags& f)
 
 void cmd_webhook_add(JsonWriter& json, pqxx::connection& conn, const Flags& f) {
   in_transaction(conn, [&](pqxx::work& w) {
-    NewWebhook hook = add_webhook(w, f.get("store"), f.get("url"));
-    json.begin_object()
-        .field("object", "webhook_endpoint")
-        .field("id", hook.id)
-        .field("store_id", f.get("store"))
-        .field("url", f.get("url"))
-        .field("secret", hook.secret)
-        .end_object();
+    NewWebhook hook = add_webhook(w, f.get("store"), f.get("url"), f.find("events"));
+    write_webhook(json, w, hook.id, hook.secret);
   });
+}
+
+void cmd_webhook_list(JsonWriter& json, pqxx::connection& conn, const Flags& f) {
+  in_transaction(conn, [&](pqxx::work& w) { write_webhook_list(json, w, f.get("store")); });
+}
+
+void cmd_webhook_disable(JsonWriter& json, pqxx::connection& conn, const Flags& f) {
+  in_transaction(conn, [&](pqxx::work& w) {
+    disable_webhook(w, f.get("webhook"));
+    write_webhook(json, w, f.get("webhook"));
+  });
+}
+
+void cmd_webhook_enable(JsonWriter& json, pqxx::connection& conn, const Flags& f) {
+  in_transaction(conn, [&](pqxx::work& w) {
+    enable_webhook(w, f.get("webhook"));
+    write_webhook(json, w, f.get("webhook"));
+  });
+}
+
+void cmd_webhook_rotate_secret(JsonWriter& json, pqxx::connection& conn, const Flags& f) {
+  in_transaction(conn, [&](pqxx::work& w) {
+    std::string secret = rotate_webhook_secret(w, f.get("webhook"));
+    write_webhook(json, w, f.get("webhook"), secret);
+  });
+}
+
+void cmd_webhook_deliveries(JsonWriter& json, pqxx::connection& conn, const Flags& f) {
+  long limit = f.count_or("limit", 50);
+  if (limit < 1 || limit > 1000) throw UsageError("--limit must be from 1 to 1000");
+  in_transaction(conn, [&](pqxx::work& w) { write_deliveries(json, w, f.get("store"), f.find("event"), limit); });
+}
+
+void cmd_event_redeliver(JsonWriter& json, pqxx::connection& conn, const Flags& f) {
+  in_transaction(conn, [&](pqxx::work& w) { redeliver_event(json, w, f.get("event"), f.find("store")); });
 }
 
 void cmd_seed(JsonWriter& json, pqxx::connection& conn, const Flags& f) {
@@ -133,7 +163,13 @@ const std::vector<Command>& commands() {
       {"key revoke", {{"key"}, {}}, cmd_key_revoke},
       {"key list", {{"store"}, {}}, cmd_key_list},
       {"stock history", {{"store", "variant"}, {}}, cmd_stock_history},
-      {"webhook add", {{"store", "url"}, {}}, cmd_webhook_add},
+      {"webhook add", {{"store", "url"}, {"events"}}, cmd_webhook_add},
+      {"webhook list", {{"store"}, {}}, cmd_webhook_list},
+      {"webhook disable", {{"webhook"}, {}}, cmd_webhook_disable},
+      {"webhook enable", {{"webhook"}, {}}, cmd_webhook_enable},
+      {"webhook rotate-secret", {{"webhook"}, {}}, cmd_webhook_rotate_secret},
+      {"webhook deliveries", {{"store"}, {"event", "limit"}}, cmd_webhook_deliveries},
+      {"event redeliver", {{"event"}, {"store"}}, cmd_event_redeliver},
       {"seed", {{"store"}, {"orders", "products", "customers", "bookings"}}, cmd_seed},
   };
   return table;

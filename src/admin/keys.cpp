@@ -42,18 +42,18 @@ void write_key_row(JsonWriter& json, const pqxx::row& r, const std::string& full
 }
 
 // Both changes reach the servers at once (their key cache drops the hash) and the owner
-// is e-mailed through the notification outbox, all in the caller's transaction.
+// is e-mailed through the notification outbox (api.queue_notification, which wakes the
+// dispatchers), all in the caller's transaction.
 void announce_key_change(pqxx::work& work, const std::string& key_id, const char* tmpl) {
   work.exec_params(
       "select pg_notify(api.config('invalidate_channel'), 'key:' || key_hash)"
       " from api_keys where id = $1",
       key_id);
   work.exec_params(
-      "insert into notifications (store_id, kind, template, recipient, locale, data)"
-      " select s.id, 'owner', $2, s.owner_email, s.locale,"
+      "select api.queue_notification(s.id, 'owner', $2, s.owner_email,"
       "   jsonb_build_object('api_key_id', k.id, 'name', k.name, 'prefix', k.prefix,"
       "     'scopes', k.scopes, 'expires_at', k.expires_at, 'revoked_at', k.revoked_at,"
-      "     'created_by', m.email)"
+      "     'created_by', m.email))"
       " from api_keys k join stores s on s.id = k.store_id"
       " join staff_members m on m.store_id = k.store_id and m.id = k.created_by"
       " where k.id = $1",

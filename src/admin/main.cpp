@@ -1,4 +1,5 @@
-// storeapi-admin: migrations, stores, staff, API keys, webhook endpoints and seed data.
+// storeapi-admin: migrations, stores, staff, API keys, webhook endpoints and deliveries,
+// seed data.
 // The commands live in the storeapi_admin library (see commands.hpp).
 #include "admin/commands.hpp"
 

@@ -1,48 +1,18 @@
 #include "app/config.hpp"
 
-#include <charconv>
-#include <cstdlib>
-
 #include "common/crypto.hpp"
+#include "common/env.hpp"
 
 namespace storeapi::app {
-namespace {
 
-const char* env(const char* name) {
-  const char* v = std::getenv(name);
-  return v && *v ? v : nullptr;
-}
-
-// Parses a positive integer variable into `out`; false (and `error`) when malformed.
-template <class T>
-bool read_number(const char* name, T& out, T min, T max, std::string& error) {
-  const char* v = env(name);
-  if (!v) return true;
-  std::string_view text(v);
-  T value{};
-  auto r = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (r.ec != std::errc{} || r.ptr != text.data() + text.size() || value < min || value > max) {
-    error = std::string(name) + ": expected a whole number from " + std::to_string(min) + " to " +
-            std::to_string(max) + ", got '" + v + "'";
-    return false;
-  }
-  out = value;
-  return true;
-}
-
-bool read_millis(const char* name, std::chrono::milliseconds& out, std::string& error) {
-  long long ms = out.count();
-  if (!read_number<long long>(name, ms, 1, 86'400'000, error)) return false;
-  out = std::chrono::milliseconds(ms);
-  return true;
-}
-
-}  // namespace
+using env::get;
+using env::read_millis;
+using env::read_number;
 
 std::optional<Config> Config::from_env(std::string& error) {
   Config c;
   c.threads = runtime::Cores::online_cpus();
-  if (const char* v = env("STOREAPI_LISTEN"); v && !runtime::ListenAddress::parse(v, c.listen)) {
+  if (const char* v = get("STOREAPI_LISTEN"); v && !runtime::ListenAddress::parse(v, c.listen)) {
     error = std::string("STOREAPI_LISTEN: expected host:port, got '") + v + "'";
     return std::nullopt;
   }
@@ -53,7 +23,7 @@ std::optional<Config> Config::from_env(std::string& error) {
       !read_millis("STOREAPI_IDLE_TIMEOUT_MS", c.idle_timeout, error) ||
       !read_millis("STOREAPI_SHUTDOWN_GRACE_MS", c.shutdown_grace, error))
     return std::nullopt;
-  if (const char* v = env("STOREAPI_ACCESS_LOG")) {
+  if (const char* v = get("STOREAPI_ACCESS_LOG")) {
     std::string_view s(v);
     if (s == "on") c.access_log = true;
     else if (s == "off") c.access_log = false;
@@ -62,8 +32,8 @@ std::optional<Config> Config::from_env(std::string& error) {
       return std::nullopt;
     }
   }
-  if (const char* v = env("STOREAPI_DATABASE_URL")) c.database_url = v;
-  if (const char* v = env("STOREAPI_SECRET")) {
+  if (const char* v = get("STOREAPI_DATABASE_URL")) c.database_url = v;
+  if (const char* v = get("STOREAPI_SECRET")) {
     c.secret = v;
   } else {
     // Cursors signed with a generated secret stop being valid when the process restarts.

@@ -1,0 +1,169 @@
+-- Webhook and notification dispatch (storeapi-dispatch; docs/DECISIONS.md "Dispatch"):
+-- what an endpoint subscribes to, secret rotation, endpoint health, retry rounds, the
+-- fan-out queue across stores, and the outbox functions the write statements call.
+
+-- events: the event types the endpoint receives; null = every type.
+-- previous_secret: the secret `webhook rotate-secret` replaced; deliveries carry a second
+--   signature made with it until previous_secret_expires_at, so receivers can switch over.
+-- failing_since: the first failed attempt not followed by a success. An endpoint whose
+--   delivery exhausts the retry schedule while it has failed all along is disabled
+--   (disabled_reason 'failing'); `webhook disable` gives 'manual'.
+alter table webhook_endpoints
+  add column events text[] check (events is null or (cardinality(events) > 0 and
+    array_to_string(events, ',', '!') ~ '^[a-z_]+\.[a-z_]+(,[a-z_]+\.[a-z_]+)*$')),
+  add column previous_secret text check (previous_secret like 'whsec\_%'),
+  add column previous_secret_expires_at timestamptz(3),
+  add column failing_since timestamptz(3),
+  add column disabled_at timestamptz(3),
+  add column disabled_reason text check (disabled_reason in ('manual', 'failing')),
+  add constraint webhook_endpoints_previous_secret
+    check ((previous_secret is null) = (previous_secret_expires_at is null)),
+  add constraint webhook_endpoints_disabled
+    check (enabled = (disabled_at is null) and enabled = (disabled_reason is null));
+
+-- attempts counts attempts started: a dispatcher claims a delivery by incrementing it.
+-- schedule_start: attempts made before the current round of the retry schedule
+-- (`event redeliver` starts a new round), so the round's n-th attempt is
+-- attempts - schedule_start.
+alter table webhook_deliveries
+  add column schedule_start integer not null default 0,
+  add constraint webhook_deliveries_schedule_start check (schedule_start between 0 and attempts);
+create index webhook_deliveries_created on webhook_deliveries (store_id, created_at, id);
+-- Disabling an endpoint fails its pending deliveries.
+create index webhook_deliveries_endpoint_pending on webhook_deliveries (store_id, endpoint_id)
+  where status = 'pending';
+
+-- The dispatchers fan out events of every store, oldest first; the store-leading index
+-- of 005 cannot serve that without a sort over all pending events.
+drop index events_pending;
+create index events_fanout on events (created_at) where fanned_out_at is null;
+
+-- The outbox row of a write's event, in DESIGN's payload shape, plus the dispatchers'
+-- wake-up. Call it inside the write's transaction. PostgreSQL folds identical NOTIFYs of
+-- one transaction into one, so a statement emitting many events pays for one.
+create function api.emit_event(p_store uuid, p_type text, p_object jsonb,
+                               p_previous_attributes jsonb default '{}')
+returns uuid language plpgsql volatile as $$
+declare
+  v_id uuid := gen_random_uuid();
+  v_created_at timestamptz := api.now_ms();
+begin
+  insert into events (store_id, id, type, payload, created_at)
+  values (p_store, v_id, p_type,
+          jsonb_build_object(
+            'id', 'evt_' || replace(v_id::text, '-', ''),
+            'object', 'event',
+            'type', p_type,
+            'created_at', to_char(v_created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+            'store_id', p_store,
+            'data', jsonb_build_object('object', p_object, 'previous_attributes', p_previous_attributes)),
+          v_created_at);
+  perform pg_notify(api.config('events_channel'), '');
+  return v_id;
+end $$;
+
+-- An e-mail to a customer or the store owner (templates and their data: docs/DECISIONS.md),
+-- plus the dispatchers' wake-up. p_locale null = the store's locale.
+create function api.queue_notification(p_store uuid, p_kind text, p_template text,
+                                       p_recipient text, p_data jsonb, p_locale text default null)
+returns uuid language plpgsql volatile as $$
+declare
+  v_id uuid;
+begin
+  insert into notifications (store_id, kind, template, recipient, locale, data)
+  values (p_store, p_kind, p_template, p_recipient,
+          coalesce(p_locale, (select locale from stores where id = p_store)), p_data)
+  returning id into v_id;
+  perform pg_notify(api.config('events_channel'), '');
+  return v_id;
+end $$;
+
+-- Stops deliveries to an endpoint: it gets no new ones and its pending ones fail.
+-- p_reason 'failing' (the dispatcher's rule) also e-mails the owner. False when the
+-- endpoint was already disabled.
+create function api.disable_webhook_endpoint(p_store uuid, p_endpoint uuid, p_reason text)
+returns boolean language plpgsql volatile as $$
+begin
+  update webhook_endpoints
+     set enabled = false, disabled_at = api.now_ms(), disabled_reason = p_reason, updated_at = api.now_ms()
+   where store_id = p_store and id = p_endpoint and enabled;
+  if not found then
+    return false;
+  end if;
+  update webhook_deliveries set status = 'failed', updated_at = api.now_ms()
+   where store_id = p_store and endpoint_id = p_endpoint and status = 'pending';
+  if p_reason = 'failing' then
+    perform api.queue_notification(s.id, 'owner', 'webhook_endpoint_disabled', s.owner_email,
+              jsonb_build_object('endpoint_id', e.id, 'url', e.url,
+                                 'failing_since', to_char(e.failing_since at time zone 'UTC',
+                                                          'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')),
+              s.locale)
+       from webhook_endpoints e join stores s on s.id = e.store_id
+      where e.store_id = p_store and e.id = p_endpoint;
+  end if;
+  return true;
+end $$;
+
+-- Records the outcome of attempt p_attempt of a delivery (the dispatcher calls it once per
+-- attempt) and returns the delivery's status after it, or null when a later attempt or a
+-- recorded success has superseded this one.
+--   p_status: the HTTP status, null when no response came (p_error says why).
+--   p_retry_in: when to try again after a failure; null = the schedule is exhausted.
+-- A 2xx wins even when it arrives late (after another dispatcher took over the delivery):
+-- the receiver has the event. A failure counts only while it is the latest attempt.
+create function api.record_webhook_attempt(
+    p_store uuid, p_delivery uuid, p_attempt integer, p_attempted_at timestamptz,
+    p_status integer, p_latency_ms integer, p_response text, p_error text, p_retry_in interval)
+returns text language plpgsql volatile as $$
+declare
+  v_endpoint uuid;
+  v_status text;
+  v_round_started_at timestamptz;
+begin
+  insert into webhook_delivery_attempts
+    (store_id, delivery_id, attempt, attempted_at, response_status, latency_ms, response_excerpt, error)
+  values (p_store, p_delivery, p_attempt, p_attempted_at, p_status, p_latency_ms, p_response, p_error)
+  on conflict (store_id, delivery_id, attempt) do update
+    set attempted_at = excluded.attempted_at, response_status = excluded.response_status,
+        latency_ms = excluded.latency_ms, response_excerpt = excluded.response_excerpt,
+        error = excluded.error;
+
+  if p_status between 200 and 299 then
+    update webhook_deliveries
+       set status = 'succeeded', last_attempt_at = p_attempted_at, last_status = p_status,
+           last_latency_ms = p_latency_ms, last_response = p_response, updated_at = api.now_ms()
+     where store_id = p_store and id = p_delivery and status <> 'succeeded'
+    returning endpoint_id into v_endpoint;
+    if not found then
+      return null;
+    end if;
+    update webhook_endpoints set failing_since = null
+     where store_id = p_store and id = v_endpoint and failing_since is not null;
+    return 'succeeded';
+  end if;
+
+  update webhook_deliveries
+     set status = case when p_retry_in is null then 'failed' else 'pending' end,
+         next_attempt_at = coalesce(api.now_ms() + p_retry_in, next_attempt_at),
+         last_attempt_at = p_attempted_at, last_status = p_status, last_latency_ms = p_latency_ms,
+         last_response = p_response, updated_at = api.now_ms()
+   where store_id = p_store and id = p_delivery and status = 'pending' and attempts = p_attempt
+  returning endpoint_id, status,
+            (select a.attempted_at from webhook_delivery_attempts a
+              where a.store_id = p_store and a.delivery_id = p_delivery
+                and a.attempt = webhook_deliveries.schedule_start + 1)
+       into v_endpoint, v_status, v_round_started_at;
+  if not found then
+    return null;
+  end if;
+  update webhook_endpoints set failing_since = p_attempted_at
+   where store_id = p_store and id = v_endpoint and failing_since is null;
+  -- Failed for the whole schedule (about three days) without one success in between.
+  if v_status = 'failed' and exists (
+       select 1 from webhook_endpoints
+        where store_id = p_store and id = v_endpoint and enabled
+          and failing_since <= v_round_started_at) then
+    perform api.disable_webhook_endpoint(p_store, v_endpoint, 'failing');
+  end if;
+  return v_status;
+end $$;

@@ -1,0 +1,144 @@
+#include "admin/webhook_deliveries.hpp"
+
+#include "admin/database.hpp"
+#include "admin/errors.hpp"
+#include "admin/stores.hpp"
+#include "common/uuid.hpp"
+
+#include <map>
+#include <vector>
+
+namespace storeapi::admin {
+namespace {
+
+constexpr std::string_view kEventPrefix = "evt_";
+
+// "evt_<32 hex>" or a uuid, as the canonical uuid; CommandError otherwise.
+std::string event_uuid(const std::string& event) {
+  std::string text = event;
+  if (text.starts_with(kEventPrefix) && text.size() == kEventPrefix.size() + 32) {
+    std::string hex = text.substr(kEventPrefix.size());
+    text = hex.substr(0, 8) + "-" + hex.substr(8, 4) + "-" + hex.substr(12, 4) + "-" + hex.substr(16, 4) + "-" +
+           hex.substr(20);
+  }
+  if (!is_uuid(text)) throw CommandError("no event with id '" + event + "'");
+  return text;
+}
+
+std::string event_name(const std::string& uuid) {
+  std::string hex;
+  for (char c : uuid)
+    if (c != '-') hex.push_back(c);
+  return std::string(kEventPrefix) + hex;
+}
+
+void write_attempt(JsonWriter& json, const pqxx::row& a) {
+  json.begin_object()
+      .field("attempt", a[1].as<std::int64_t>())
+      .field("attempted_at", timestamp(a[2]))
+      .field("response_status", optional_int(a[3]))
+      .field("latency_ms", optional_int(a[4]))
+      .field("response_excerpt", optional_text(a[5]))
+      .field("error", optional_text(a[6]))
+      .end_object();
+}
+
+}  // namespace
+
+void write_deliveries(JsonWriter& json, pqxx::work& work, const std::string& store_id,
+                      const std::optional<std::string>& event, long limit) {
+  require_store(work, store_id);
+  std::optional<std::string> event_id;
+  if (event) {
+    event_id = event_uuid(*event);
+    if (work.exec_params("select 1 from events where store_id = $1 and id = $2", store_id, *event_id).empty())
+      throw CommandError("no event '" + *event + "' in store '" + store_id + "'");
+  }
+  auto deliveries = work.exec_params(
+      "select d.id, d.event_id, e.type, d.endpoint_id, w.url, d.status,"
+      "   case when d.status = 'pending' then d.next_attempt_at end, d.created_at, d.updated_at"
+      " from webhook_deliveries d"
+      " join events e on e.store_id = d.store_id and e.id = d.event_id"
+      " join webhook_endpoints w on w.store_id = d.store_id and w.id = d.endpoint_id"
+      " where d.store_id = $1 and ($2::uuid is null or d.event_id = $2)"
+      " order by d.created_at desc, d.id desc limit $3",
+      store_id, event_id, limit);
+  std::vector<std::string> ids;
+  for (const auto& d : deliveries) ids.emplace_back(d[0].c_str());
+  std::map<std::string, std::vector<pqxx::row>> attempts;
+  for (const auto& a : work.exec_params(
+           "select delivery_id, attempt, attempted_at, response_status, latency_ms, response_excerpt, error"
+           " from webhook_delivery_attempts where store_id = $1 and delivery_id = any ($2::uuid[])"
+           " order by delivery_id, attempt",
+           store_id, text_array_literal(ids)))
+    attempts[a[0].c_str()].push_back(a);
+
+  json.begin_object().field("object", "list").key("data").begin_array();
+  for (const auto& d : deliveries) {
+    json.begin_object()
+        .field("object", "webhook_delivery")
+        .field("id", d[0].c_str())
+        .field("event_id", event_name(d[1].c_str()))
+        .field("event_type", d[2].c_str())
+        .field("endpoint_id", d[3].c_str())
+        .field("url", d[4].c_str())
+        .field("status", d[5].c_str())
+        .field("next_attempt_at", timestamp(d[6]))
+        .field("created_at", timestamp(d[7]))
+        .field("updated_at", timestamp(d[8]));
+    json.key("attempts").begin_array();
+    for (const auto& a : attempts[d[0].c_str()]) write_attempt(json, a);
+    json.end_array().end_object();
+  }
+  json.end_array().end_object();
+}
+
+void redeliver_event(JsonWriter& json, pqxx::work& work, const std::string& event,
+                     const std::optional<std::string>& store_id) {
+  std::string id = event_uuid(event);
+  if (store_id && !is_uuid(*store_id)) throw CommandError("no store with id '" + *store_id + "'");
+  auto found = work.exec_params(
+      "select store_id from events where id = $1 and ($2::uuid is null or store_id = $2) for update", id, store_id);
+  if (found.empty()) throw CommandError("no event with id '" + event + "'");
+  std::string store = found[0][0].c_str();
+
+  // The endpoints that would receive the event now, each with its delivery (existing or new).
+  auto deliveries = work.exec_params(
+      "with targets as ("
+      "  select w.id as endpoint_id, w.url from events e join webhook_endpoints w on w.store_id = e.store_id"
+      "   where e.store_id = $1 and e.id = $2 and w.enabled and (w.events is null or e.type = any (w.events))"
+      "), reset as ("
+      "  update webhook_deliveries d set status = 'pending', next_attempt_at = api.now_ms(),"
+      "         schedule_start = d.attempts, updated_at = api.now_ms()"
+      "    from targets t where d.store_id = $1 and d.event_id = $2 and d.endpoint_id = t.endpoint_id"
+      "  returning d.id, d.endpoint_id"
+      "), created as ("
+      "  insert into webhook_deliveries (store_id, event_id, endpoint_id)"
+      "  select $1, $2, t.endpoint_id from targets t"
+      "   where not exists (select 1 from webhook_deliveries d"
+      "                      where d.store_id = $1 and d.event_id = $2 and d.endpoint_id = t.endpoint_id)"
+      "  returning id, endpoint_id"
+      ")"
+      " select x.id, x.endpoint_id, t.url from (select * from reset union all select * from created) x"
+      " join targets t on t.endpoint_id = x.endpoint_id order by t.url, x.endpoint_id",
+      store, id);
+  if (deliveries.empty())
+    throw CommandError("event '" + event + "' has no enabled webhook endpoint subscribed to its type");
+  // Fanned out by hand: a dispatcher must not fan it out once more.
+  work.exec_params(
+      "update events set fanned_out_at = api.now_ms() where store_id = $1 and id = $2 and fanned_out_at is null",
+      store, id);
+  work.exec("select pg_notify(api.config('events_channel'), '')");
+
+  json.begin_object()
+      .field("object", "event_redelivery")
+      .field("event_id", event_name(id))
+      .field("store_id", store)
+      .key("deliveries")
+      .begin_array();
+  for (const auto& d : deliveries)
+    json.begin_object().field("id", d[0].c_str()).field("endpoint_id", d[1].c_str()).field("url", d[2].c_str()).end_object();
+  json.end_array().end_object();
+}
+
+}  // namespace storeapi::admin

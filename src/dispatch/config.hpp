@@ -1,0 +1,31 @@
+#pragma once
+// storeapi-dispatch settings, read once from the environment (README "Dispatcher").
+#include "dispatch/retry_schedule.hpp"
+
+#include <chrono>
+#include <optional>
+#include <string>
+
+namespace storeapi::dispatch {
+
+struct Config {
+  std::string database_url;                          // STOREAPI_DATABASE_URL (required)
+  std::optional<std::string> smtp_url;               // STOREAPI_SMTP_URL; unset = mail waits
+  std::optional<std::string> smtp_from;              // STOREAPI_SMTP_FROM; default no-reply@<store host>
+  RetrySchedule retry_schedule = RetrySchedule::standard();  // STOREAPI_WEBHOOK_RETRY_SCHEDULE
+  std::chrono::milliseconds webhook_timeout{10'000};  // STOREAPI_WEBHOOK_TIMEOUT_MS
+  std::chrono::milliseconds smtp_timeout{30'000};     // STOREAPI_SMTP_TIMEOUT_MS
+  // How long a claimed delivery or e-mail stays reserved for its dispatcher; must exceed
+  // both timeouts, so only a dead (or cut-off) dispatcher's work is ever taken over.
+  std::chrono::milliseconds lease{60'000};            // STOREAPI_DISPATCH_LEASE_MS
+  // Safety net for a missed NOTIFY (e.g. during a reconnect); wake-ups come from NOTIFY.
+  std::chrono::milliseconds poll_interval{5'000};     // STOREAPI_DISPATCH_POLL_MS
+  std::chrono::milliseconds shutdown_grace{10'000};   // STOREAPI_SHUTDOWN_GRACE_MS
+  unsigned batch_size = 100;                          // STOREAPI_DISPATCH_BATCH
+  unsigned concurrency = 64;                          // STOREAPI_DISPATCH_CONCURRENCY
+
+  // Reads the environment; on a bad value returns nullopt and sets `error` to one line.
+  static std::optional<Config> from_env(std::string& error);
+};
+
+}  // namespace storeapi::dispatch

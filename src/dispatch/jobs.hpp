@@ -1,0 +1,60 @@
+#pragma once
+// The work a dispatcher claims from the outbox and the outcomes it records back.
+#include "common/time.hpp"
+
+#include <chrono>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace storeapi::dispatch {
+
+// One attempt of one event to one endpoint.
+struct DeliveryJob {
+  std::string store_id;
+  std::string delivery_id;
+  std::string message_id;            // "evt_<32 hex>", the payload's id: webhook-id
+  std::string url;
+  std::vector<std::string> secrets;  // the current one, then the previous one while a rotation lasts
+  std::string payload;               // the event JSON: the exact bytes sent and signed
+  int attempt = 0;                   // counted over the delivery's whole life
+  int round_attempt = 0;             // counted from the start of the current schedule round
+};
+
+// One attempt to send one e-mail.
+struct NotificationJob {
+  std::string store_id;
+  std::string id;
+  std::string kind;           // customer | owner
+  std::string template_name;
+  std::string recipient;
+  std::string locale;
+  std::string data;           // JSON object
+  int attempt = 0;
+  std::string store_name;
+  std::string store_url;
+  std::string owner_email;
+};
+
+struct DeliveryOutcome {
+  std::string store_id;
+  std::string delivery_id;
+  int attempt = 0;
+  timefmt::Micros attempted_at = 0;
+  std::optional<int> status;           // HTTP status; nullopt when no response came
+  int latency_ms = 0;
+  std::optional<std::string> response;  // first bytes of the answer
+  std::optional<std::string> error;     // why no response, or why it counts as failed
+  std::optional<std::chrono::milliseconds> retry_in;  // after a failure; nullopt = give up
+};
+
+struct NotificationOutcome {
+  std::string store_id;
+  std::string id;
+  int attempt = 0;
+  bool sent = false;
+  std::string error;
+  std::optional<std::chrono::milliseconds> retry_in;  // after a failure; nullopt = give up
+};
+
+}  // namespace storeapi::dispatch

@@ -1,0 +1,42 @@
+// storeapi-dispatch: delivers the outboxes (signed webhooks, e-mail notifications).
+// Configuration from the environment (README "Dispatcher"); logs to stderr; SIGTERM or
+// SIGINT stops it after the transfers in flight (exit 0).
+#include "dispatch/config.hpp"
+#include "dispatch/dispatcher.hpp"
+
+#include <curl/curl.h>
+#include <signal.h>
+#include <sys/signalfd.h>
+
+#include <cstdio>
+#include <exception>
+
+int main() {
+  using namespace storeapi::dispatch;
+  std::string error;
+  auto config = Config::from_env(error);
+  if (!config) {
+    std::fprintf(stderr, "storeapi-dispatch: %s\n", error.c_str());
+    return 2;
+  }
+  // A receiver closing its socket mid-request must not kill the process.
+  signal(SIGPIPE, SIG_IGN);
+  sigset_t stop_signals;
+  sigemptyset(&stop_signals);
+  sigaddset(&stop_signals, SIGTERM);
+  sigaddset(&stop_signals, SIGINT);
+  sigprocmask(SIG_BLOCK, &stop_signals, nullptr);
+  int stop_fd = signalfd(-1, &stop_signals, SFD_CLOEXEC | SFD_NONBLOCK);
+  if (stop_fd < 0 || curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
+    std::perror("storeapi-dispatch: start-up");
+    return 1;
+  }
+  try {
+    Dispatcher(std::move(*config)).run(stop_fd);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "storeapi-dispatch: fatal: %s\n", e.what());
+    return 1;
+  }
+  curl_global_cleanup();
+  return 0;
+}

@@ -1,0 +1,100 @@
+// Dispatchers that stop: killed mid-batch (nothing lost, nothing recorded repeated),
+// stopped by SIGTERM (transfers in flight finish), cut off from the database.
+#include "dispatch_fixture.hpp"
+
+#include <atomic>
+#include <map>
+#include <set>
+
+namespace storeapi::testing {
+namespace {
+
+using namespace std::chrono_literals;
+using Crash = DispatchTest;
+
+TEST_F(Crash, AKilledDispatcherLosesNothingAndRepeatsOnlyDeliveriesNotRecordedAsDelivered) {
+  constexpr int kEvents = 30;
+  constexpr std::size_t kAnsweredAtOnce = 10;
+  std::atomic<bool> hang{true};
+  WebhookReceiver receiver;
+  receiver.set_behaviour([&](const ReceivedRequest&, std::size_t n) {
+    return n >= kAnsweredAtOnce && hang ? Reply{200, 60s} : Reply{};
+  });
+  add_endpoint(receiver.url());
+  for (int i = 0; i < kEvents; ++i) emit_order_event(3000 + i);
+
+  Settings s = settings();
+  s["STOREAPI_DISPATCH_CONCURRENCY"] = "5";
+  s["STOREAPI_DISPATCH_BATCH"] = "5";
+  s["STOREAPI_WEBHOOK_TIMEOUT_MS"] = "3000";
+  auto first = std::make_unique<DispatcherProcess>(s);
+  // Ten delivered and recorded, five more sent and waiting for their answers: kill now.
+  ASSERT_TRUE(receiver.wait_for_count(kAnsweredAtOnce + 5, 30s)) << first->log();
+  first->kill();
+  hang = false;
+
+  std::set<std::string> recorded_before;  // webhook-ids whose 2xx was recorded
+  auto conn = db_->connect();
+  {
+    pqxx::work work(*conn);
+    for (const auto& row : work.exec("select 'evt_' || replace(event_id::text, '-', '') from webhook_deliveries"
+                                     " where status = 'succeeded'"))
+      recorded_before.insert(row[0].c_str());
+  }
+  std::string in_flight = value(
+      "select count(*) from webhook_deliveries d where status = 'pending' and attempts > 0 and not exists"
+      " (select 1 from webhook_delivery_attempts a where a.delivery_id = d.id and a.attempt = d.attempts)");
+  EXPECT_GE(recorded_before.size(), 1u);
+  EXPECT_NE(in_flight, "0");
+
+  DispatcherProcess second(settings());
+  ASSERT_TRUE(eventually([&] {
+    return value("select count(*) from webhook_deliveries where status = 'succeeded'") == std::to_string(kEvents);
+  }, 60s)) << second.log();
+  EXPECT_EQ(second.stop(), 0);
+
+  std::map<std::string, int> received;
+  for (const auto& r : receiver.requests()) ++received[r.header("webhook-id")];
+  EXPECT_EQ(received.size(), static_cast<std::size_t>(kEvents)) << "an event was lost";
+  for (const auto& [id, times] : received) {
+    if (recorded_before.contains(id)) {
+      EXPECT_EQ(times, 1) << id << " was recorded as delivered, then sent again";
+    }
+  }
+  // The attempts whose outcome died with the first dispatcher are on record as unknown.
+  EXPECT_EQ(value("select count(*) from webhook_delivery_attempts where error like 'outcome unknown%'"), in_flight);
+}
+
+TEST_F(Crash, SigtermLetsTransfersInFlightFinishAndRecordsThem) {
+  WebhookReceiver receiver;
+  receiver.set_behaviour([](const ReceivedRequest&, std::size_t) { return Reply{200, 1500ms, "slow ok"}; });
+  add_endpoint(receiver.url());
+  Settings s = settings();
+  s["STOREAPI_WEBHOOK_TIMEOUT_MS"] = "10000";
+  s["STOREAPI_DISPATCH_LEASE_MS"] = "20000";
+  DispatcherProcess dispatcher(s);
+  emit_order_event(3100);
+  ASSERT_TRUE(receiver.wait_for_count(1, 30s));
+  EXPECT_EQ(dispatcher.stop(), 0);
+  // Recorded before the process exited, not left to a lease.
+  EXPECT_EQ(value("select status || ',' || last_response from webhook_deliveries"), "succeeded,slow ok");
+  EXPECT_NE(dispatcher.log().find("stopping: finishing 1 transfers in flight"), std::string::npos) << dispatcher.log();
+}
+
+TEST_F(Crash, ReconnectsAfterLosingItsDatabaseConnection) {
+  WebhookReceiver receiver;
+  add_endpoint(receiver.url());
+  DispatcherProcess dispatcher(settings());
+  emit_order_event(3200);
+  ASSERT_TRUE(receiver.wait_for_count(1, 30s));
+  ASSERT_EQ(value("select count(pg_terminate_backend(pid)) from pg_stat_activity"
+                  " where application_name = 'storeapi-dispatch' and datname = current_database()"),
+            "1");
+  emit_order_event(3201);
+  ASSERT_TRUE(receiver.wait_for_count(2, 30s)) << dispatcher.log();
+  EXPECT_EQ(dispatcher.stop(), 0);
+  EXPECT_NE(dispatcher.log().find("reconnecting"), std::string::npos) << dispatcher.log();
+}
+
+}  // namespace
+}  // namespace storeapi::testing
