@@ -1,0 +1,95 @@
+#pragma once
+// A blocking HTTP/1.1 client over one TCP connection to 127.0.0.1, for integration tests.
+// It sends exactly the bytes it is given (raw, or a request it formats), reads one
+// response at a time (pipelined responses stay buffered for the next read), and can tell
+// whether the server has closed the connection. Responses are framed by Content-Length,
+// or by the connection's end; chunked responses are not supported (storeapi sends none).
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace storeapi::testing {
+
+using Headers = std::vector<std::pair<std::string, std::string>>;
+
+struct HttpResponse {
+  int status = 0;
+  int http_minor = 1;
+  std::string reason;
+  Headers headers;         // in the order received
+  std::string body;
+  std::vector<int> interim;  // statuses of the 1xx responses that came before this one
+
+  // First header of that name (ASCII case-insensitive).
+  std::optional<std::string> header(std::string_view name) const;
+  std::size_t header_count(std::string_view name) const;
+  // The server announced it closes the connection after this response.
+  bool connection_close() const;
+};
+
+struct ReadOptions {
+  bool head = false;            // the request was a HEAD: no body follows the headers
+  bool return_interim = false;  // return a 1xx response instead of skipping it
+};
+
+// "METHOD target HTTP/1.1", Host (unless given), the headers, and Content-Length when
+// there is a body and neither Content-Length nor Transfer-Encoding is among `headers`.
+std::string format_request(std::string_view method, std::string_view target, const Headers& headers = {},
+                           std::string_view body = {});
+
+class HttpClient {
+ public:
+  static constexpr std::chrono::milliseconds kDefaultTimeout{10'000};
+
+  // Connects to 127.0.0.1:port. `timeout` bounds every wait for the server; running into
+  // it throws (a test failure), since a healthy server always answers well within it.
+  explicit HttpClient(std::uint16_t port, std::chrono::milliseconds timeout = kDefaultTimeout);
+  ~HttpClient();
+  HttpClient(HttpClient&& other) noexcept;
+  HttpClient& operator=(HttpClient&& other) noexcept;
+  HttpClient(const HttpClient&) = delete;
+  HttpClient& operator=(const HttpClient&) = delete;
+
+  // False if the server closed or reset the connection (what it sent stays readable).
+  bool send_raw(std::string_view bytes);
+  bool send(std::string_view method, std::string_view target, const Headers& headers = {},
+            std::string_view body = {});
+
+  // The next response, or nullopt if the connection ended before a complete one.
+  // Throws std::runtime_error on timeout or on bytes that are not an HTTP response.
+  std::optional<HttpResponse> read_response(ReadOptions options = {});
+
+  // send() then read_response(); throws if no response arrives.
+  HttpResponse request(std::string_view method, std::string_view target, const Headers& headers = {},
+                       std::string_view body = {});
+
+  // True if the next thing on the connection is its end (EOF or reset) within `timeout`;
+  // false if bytes arrive first (they stay buffered) or the time runs out.
+  bool wait_closed(std::chrono::milliseconds timeout = kDefaultTimeout);
+
+  // True if a response (or the connection's end) is there to read without waiting past
+  // `wait`.
+  bool readable(std::chrono::milliseconds wait = std::chrono::milliseconds(0));
+
+  void shutdown_write();
+  // Closes with a reset instead of a FIN (SO_LINGER 0), as a crashing client would.
+  void reset();
+  int fd() const noexcept { return fd_; }
+
+ private:
+  enum class Fill { data, closed, timeout };
+  // Appends what the socket has to buf_, waiting up to `timeout`.
+  Fill fill(std::chrono::steady_clock::time_point deadline);
+  std::optional<HttpResponse> read_one(ReadOptions options, std::chrono::steady_clock::time_point deadline);
+
+  int fd_ = -1;
+  std::chrono::milliseconds timeout_;
+  std::string buf_;
+  bool eof_ = false;
+};
+
+}  // namespace storeapi::testing

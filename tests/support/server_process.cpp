@@ -1,0 +1,161 @@
+#include "support/server_process.hpp"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+
+#include "support/poll.hpp"
+
+extern char** environ;
+
+namespace storeapi::testing {
+namespace {
+
+std::string read_file(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+std::filesystem::path build_dir() {
+  const char* dir = std::getenv("STOREAPI_BUILD_DIR");
+  if (!dir || !*dir) throw std::runtime_error("STOREAPI_BUILD_DIR is not set (run the tests through tools/test)");
+  return dir;
+}
+
+std::filesystem::path make_temp_dir() {
+  const char* tmp = std::getenv("TMPDIR");
+  std::string pattern = std::string(tmp && *tmp ? tmp : "/tmp") + "/storeapi-test-XXXXXX";
+  if (!::mkdtemp(pattern.data())) throw std::runtime_error(std::string("mkdtemp: ") + std::strerror(errno));
+  return pattern;
+}
+
+// The inherited environment with `overrides` replacing or adding variables.
+std::vector<std::string> child_environment(std::map<std::string, std::string> overrides) {
+  if (!overrides.count("STOREAPI_LISTEN")) overrides["STOREAPI_LISTEN"] = "127.0.0.1:0";
+  const char* db = std::getenv("STOREAPI_TEST_DATABASE_URL");
+  if (db && *db && !overrides.count("STOREAPI_DATABASE_URL")) overrides["STOREAPI_DATABASE_URL"] = db;
+  std::vector<std::string> env;
+  for (char** e = environ; *e; ++e) {
+    std::string_view entry(*e);
+    if (!overrides.count(std::string(entry.substr(0, entry.find('='))))) env.emplace_back(entry);
+  }
+  for (const auto& [name, value] : overrides) env.push_back(name + "=" + value);
+  return env;
+}
+
+std::vector<char*> pointers(std::vector<std::string>& strings) {
+  std::vector<char*> out;
+  for (std::string& s : strings) out.push_back(s.data());
+  out.push_back(nullptr);
+  return out;
+}
+
+int decode_status(int status) {
+  if (WIFEXITED(status)) return WEXITSTATUS(status);
+  if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
+  return -1;
+}
+
+}  // namespace
+
+ServerProcess::ServerProcess(ProcessOptions options) : dir_(make_temp_dir()) {
+  std::string path = (build_dir() / options.binary).string();
+  std::vector<std::string> argv_strings{path};
+  argv_strings.insert(argv_strings.end(), options.args.begin(), options.args.end());
+  std::vector<std::string> env_strings = child_environment(options.env);
+  // Everything the child needs is prepared here: after fork() it may only make syscalls.
+  std::vector<char*> argv = pointers(argv_strings);
+  std::vector<char*> envp = pointers(env_strings);
+  int out = ::open((dir_ / "stdout").c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  int err = ::open((dir_ / "stderr").c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  if (out < 0 || err < 0) throw std::runtime_error(std::string("open capture file: ") + std::strerror(errno));
+  pid_t parent = ::getpid();
+
+  pid_ = ::fork();
+  if (pid_ == 0) {
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (::getppid() != parent) ::_exit(127);  // the test already died
+    ::dup2(out, STDOUT_FILENO);
+    ::dup2(err, STDERR_FILENO);
+    if (options.max_open_files) {
+      rlimit limit{*options.max_open_files, *options.max_open_files};
+      ::setrlimit(RLIMIT_NOFILE, &limit);
+    }
+    ::execve(path.c_str(), argv.data(), envp.data());
+    ::_exit(127);
+  }
+  int fork_errno = errno;
+  ::close(out);
+  ::close(err);
+  if (pid_ < 0) throw std::runtime_error(std::string("fork: ") + std::strerror(fork_errno));
+  if (options.wait_for_listening) wait_until_listening(options.start_timeout);
+}
+
+ServerProcess::~ServerProcess() {
+  if (running()) {
+    ::kill(pid_, SIGKILL);
+    wait_exit(std::chrono::milliseconds(30'000));
+  }
+  std::error_code ignored;
+  std::filesystem::remove_all(dir_, ignored);
+}
+
+void ServerProcess::wait_until_listening(std::chrono::milliseconds timeout) {
+  static constexpr std::string_view marker = "listening on ";
+  bool listening = eventually(
+      [&] {
+        std::string text = stderr_text();
+        std::size_t at = text.find(marker);
+        if (at == std::string::npos) return !running();  // stop waiting on an early exit
+        std::size_t line_end = text.find('\n', at);
+        if (line_end == std::string::npos) return false;
+        std::string address = text.substr(at + marker.size(), text.find(' ', at + marker.size()) - at - marker.size());
+        port_ = static_cast<std::uint16_t>(std::stoul(address.substr(address.rfind(':') + 1)));
+        return true;
+      },
+      timeout);
+  if (port_ == 0) {
+    std::string why = listening ? "exited" : "did not report listening in time";
+    throw std::runtime_error("server " + why + "; stderr:\n" + stderr_text());
+  }
+}
+
+void ServerProcess::signal(int signo) {
+  if (running()) ::kill(pid_, signo);
+}
+
+int ServerProcess::terminate(std::chrono::milliseconds timeout) {
+  signal(SIGTERM);
+  std::optional<int> status = wait_exit(timeout);
+  if (!status) throw std::runtime_error("server did not exit after SIGTERM; stderr:\n" + stderr_text());
+  return *status;
+}
+
+std::optional<int> ServerProcess::wait_exit(std::chrono::milliseconds timeout) {
+  eventually([&] { return !running(); }, timeout);
+  return exit_status_;
+}
+
+bool ServerProcess::running() {
+  if (exit_status_) return false;
+  int status = 0;
+  if (::waitpid(pid_, &status, WNOHANG) == pid_) exit_status_ = decode_status(status);
+  return !exit_status_;
+}
+
+std::string ServerProcess::stdout_text() const { return read_file(dir_ / "stdout"); }
+std::string ServerProcess::stderr_text() const { return read_file(dir_ / "stderr"); }
+
+}  // namespace storeapi::testing

@@ -1,0 +1,99 @@
+// Cores: one pinned thread per core, each running its own reactor.
+#include "runtime/cores.hpp"
+
+#include <gtest/gtest.h>
+#include <pthread.h>
+#include <sched.h>
+
+#include <atomic>
+#include <mutex>
+#include <set>
+#include <stdexcept>
+#include <thread>
+
+#include "support/poll.hpp"
+
+namespace storeapi::runtime {
+namespace {
+
+struct SetupRecord {
+  unsigned index;
+  std::thread::id thread;
+  int pinned_cpus;
+  bool has_current_reactor;
+};
+
+TEST(Cores, SetupRunsOnEachPinnedThread) {
+  std::mutex mutex;
+  std::vector<SetupRecord> records;
+  {
+    Cores cores(2, [&](Reactor& r) {
+      cpu_set_t set;
+      CPU_ZERO(&set);
+      pthread_getaffinity_np(pthread_self(), sizeof set, &set);
+      std::lock_guard lock(mutex);
+      records.push_back({r.index(), std::this_thread::get_id(), CPU_COUNT(&set), Reactor::current_or_null() == &r});
+    });
+    EXPECT_EQ(cores.size(), 2u);
+    std::lock_guard lock(mutex);
+    ASSERT_EQ(records.size(), 2u);  // all setups finished before the constructor returned
+  }
+  std::set<unsigned> indexes;
+  std::set<std::thread::id> threads;
+  for (const SetupRecord& r : records) {
+    indexes.insert(r.index);
+    threads.insert(r.thread);
+    EXPECT_EQ(r.pinned_cpus, 1) << "core " << r.index;
+    EXPECT_TRUE(r.has_current_reactor) << "core " << r.index;
+    EXPECT_NE(r.thread, std::this_thread::get_id());
+  }
+  EXPECT_EQ(indexes, (std::set<unsigned>{0, 1}));
+  EXPECT_EQ(threads.size(), 2u);
+}
+
+TEST(Cores, PostAllRunsOnEveryCoreThread) {
+  std::mutex mutex;
+  std::set<std::pair<unsigned, std::thread::id>> setup_threads, posted_threads;
+  Cores cores(3, [&](Reactor& r) {
+    std::lock_guard lock(mutex);
+    setup_threads.insert({r.index(), std::this_thread::get_id()});
+  });
+  cores.post_all([&](Reactor& r) {
+    std::lock_guard lock(mutex);
+    posted_threads.insert({r.index(), std::this_thread::get_id()});
+  });
+  EXPECT_TRUE(testing::eventually([&] {
+    std::lock_guard lock(mutex);
+    return posted_threads.size() == 3;
+  }));
+  std::lock_guard lock(mutex);
+  EXPECT_EQ(posted_threads, setup_threads);
+}
+
+TEST(Cores, ReactorsStopWhenAsked) {
+  std::atomic<int> stopped{0};
+  Cores cores(2, [](Reactor&) {});
+  cores.post_all([&](Reactor& r) {
+    r.stop();
+    ++stopped;
+  });
+  cores.join();  // returns only because every loop ended
+  EXPECT_EQ(stopped.load(), 2);
+}
+
+TEST(Cores, ExceptionInSetupIsRethrown) {
+  std::atomic<int> setups{0};
+  try {
+    Cores cores(2, [&](Reactor& r) {
+      ++setups;
+      if (r.index() == 1) throw std::runtime_error("core 1 cannot start");
+    });
+    FAIL() << "the constructor should have thrown";
+  } catch (const std::runtime_error& e) {
+    EXPECT_STREQ(e.what(), "core 1 cannot start");
+  }
+  EXPECT_EQ(setups.load(), 2);
+}
+
+}  // namespace
+}  // namespace storeapi::runtime
