@@ -47,18 +47,17 @@ Cores::Cores(unsigned count, Setup setup, Reactor::Options options) : reactors_(
             std::lock_guard lock(mutex);
             if (!failure) failure = std::current_exception();
           }
-          {
-            std::lock_guard lock(mutex);
-            ++ready;
-          }
+          // Notified under the lock: once `ready` reaches `count` the constructor may
+          // return and destroy the condition variable, so it must not be touched after
+          // the lock is released.
+          std::lock_guard lock(mutex);
+          ++ready;
           ready_cv.notify_all();
         });
         reactor->run();
       } else {
-        {
-          std::lock_guard lock(mutex);
-          ++ready;
-        }
+        std::lock_guard lock(mutex);
+        ++ready;
         ready_cv.notify_all();
       }
     });

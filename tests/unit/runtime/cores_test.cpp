@@ -81,6 +81,17 @@ TEST(Cores, ReactorsStopWhenAsked) {
   EXPECT_EQ(stopped.load(), 2);
 }
 
+// Start-up hands over from the core threads to the constructor; repeating it many times
+// gives a race there (a notify after the constructor returned) room to show, most of all
+// under ThreadSanitizer.
+TEST(Cores, StartAndStopRepeatedly) {
+  std::atomic<int> setups{0};
+  for (int i = 0; i < 100; ++i) {
+    Cores cores(2, [&](Reactor&) { ++setups; });
+  }
+  EXPECT_EQ(setups.load(), 200);
+}
+
 TEST(Cores, ExceptionInSetupIsRethrown) {
   std::atomic<int> setups{0};
   try {
