@@ -69,6 +69,12 @@ TEST(Smuggling, BadChunkSize) {
                                          "-1\r\nx\r\n0\r\n\r\n" + kSmuggled);
 }
 
+TEST(Smuggling, ChunkDataNotEndedByCrLf) {
+  ServerProcess server;
+  expect_bad_request_only(server.port(), "POST /x HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\n"
+                                         "5\r\nhelloXX0\r\n\r\n" + kSmuggled);
+}
+
 TEST(Smuggling, ObsFoldedTransferEncoding) {
   ServerProcess server;
   expect_bad_request_only(server.port(), "POST /x HTTP/1.1\r\nHost: a\r\nTransfer-Encoding:\r\n chunked\r\n"

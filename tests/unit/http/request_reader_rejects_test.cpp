@@ -42,6 +42,7 @@ TEST(RequestReaderRejects, BadChunkFraming) {
   const std::string head = "POST / HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\n";
   expect_bad_request(head + "zz\r\nhello\r\n0\r\n\r\n");                   // size not hex
   expect_bad_request(head + "ffffffffffffffffff\r\nhello\r\n0\r\n\r\n");   // size overflows
+  expect_bad_request(head + "5\r\nhelloXX0\r\n\r\n");                      // data longer than its size
   expect_bad_request(head + "5\nhello\r\n0\r\n\r\n");                      // bare LF after the size
   expect_bad_request(head + "5 ;ext\r\nhello\r\n0\r\n\r\n");               // space before an extension
 }
