@@ -105,25 +105,29 @@ int RequestReader::on_headers_complete(llhttp_t* p) {
     r->fail(Rejection::payload_too_large);
     return -1;
   }
-  int hosts = 0;
-  for (const HeaderSpan& h : r->header_spans_) {
-    std::string_view name = r->view(h.name);
-    if (iequals(name, "host")) ++hosts;
-    if (iequals(name, "expect")) {
-      if (!iequals(trim_trailing_ows(r->view(h.value)), "100-continue")) {
-        r->fail(Rejection::bad_request);  // no other expectation exists
-        return -1;
-      }
-      r->expect_continue_ = true;
-    }
-  }
-  // RFC 9112 §3.2: an HTTP/1.1 request carries exactly one Host.
-  if (hosts > 1 || (hosts == 0 && p->http_major == 1 && p->http_minor >= 1)) {
+  if (!r->headers_acceptable(p)) {
     r->fail(Rejection::bad_request);
     return -1;
   }
   r->body_.reserve(std::min<std::size_t>(p->content_length, r->limits_.max_body_bytes) + Request::kBodyPadding);
   return 0;
+}
+
+bool RequestReader::headers_acceptable(const llhttp_t* p) noexcept {
+  // llhttp also takes HTTP/0.9 and HTTP/2.0 request lines; only HTTP/1.x is spoken here.
+  if (p->http_major != 1) return false;
+  int hosts = 0;
+  for (const HeaderSpan& h : header_spans_) {
+    std::string_view name = view(h.name);
+    std::string_view value = view(h.value);
+    if (iequals(name, "host")) ++hosts;
+    if (iequals(name, "expect")) {
+      if (!iequals(trim_trailing_ows(value), "100-continue")) return false;  // no other expectation exists
+      expect_continue_ = true;
+    }
+  }
+  // RFC 9112 §3.2: an HTTP/1.1 request carries exactly one Host.
+  return hosts == 1 || (hosts == 0 && p->http_minor == 0);
 }
 
 int RequestReader::on_body(llhttp_t* p, const char* at, std::size_t len) {

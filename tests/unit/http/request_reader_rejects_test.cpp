@@ -79,6 +79,13 @@ TEST(RequestReaderRejects, MalformedRequestLine) {
   expect_bad_request("GET / HTTX/1.1\r\nHost: a\r\n\r\n");
 }
 
+TEST(RequestReaderRejects, HttpVersionsOtherThan1x) {
+  expect_bad_request("GET / HTTP/2.0\r\nHost: a\r\n\r\n");
+  expect_bad_request("GET / HTTP/0.9\r\n\r\n");
+  expect_bad_request("GET /\r\n\r\n");  // an HTTP/0.9 simple request
+  expect_bad_request("GET / HTTP/1.2\r\nHost: a\r\n\r\n");
+}
+
 TEST(RequestReaderRejects, Http11WithoutHostOrWithTwo) {
   expect_bad_request("GET / HTTP/1.1\r\n\r\n");
   expect_bad_request("GET / HTTP/1.1\r\nHost: a\r\nHost: b\r\n\r\n");
