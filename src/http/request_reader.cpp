@@ -120,6 +120,7 @@ bool RequestReader::headers_acceptable(const llhttp_t* p) noexcept {
   for (const HeaderSpan& h : header_spans_) {
     std::string_view name = view(h.name);
     std::string_view value = view(h.value);
+    if (name.empty()) return false;  // RFC 9110 §5.1: a field name is a token
     if (iequals(name, "host")) ++hosts;
     if (iequals(name, "expect")) {
       if (!iequals(trim_trailing_ows(value), "100-continue")) return false;  // no other expectation exists

@@ -65,6 +65,7 @@ TEST(RequestReaderRejects, InvalidHeaderCharacters) {
   expect_bad_request("GET / HTTP/1.1\r\nHost: a\r\nX: a\x7f" "b\r\n\r\n");  // DEL in a value
   const char nul[] = "GET / HTTP/1.1\r\nHost: a\r\nX: a\0b\r\n\r\n";
   expect_bad_request(std::string(nul, sizeof nul - 1));  // NUL in a value
+  expect_bad_request("GET / HTTP/1.1\r\nHost: a\r\n: empty-name\r\n\r\n");
 }
 
 TEST(RequestReaderRejects, InvalidMethod) {
