@@ -121,6 +121,8 @@ bool RequestReader::headers_acceptable(const llhttp_t* p) noexcept {
     std::string_view name = view(h.name);
     std::string_view value = view(h.value);
     if (name.empty()) return false;  // RFC 9110 §5.1: a field name is a token
+    // RFC 9112 §5.2: obs-fold must be refused; llhttp passes it on, CR LF and all.
+    if (value.find_first_of("\r\n") != std::string_view::npos) return false;
     if (iequals(name, "host")) ++hosts;
     if (iequals(name, "expect")) {
       if (!iequals(trim_trailing_ows(value), "100-continue")) return false;  // no other expectation exists

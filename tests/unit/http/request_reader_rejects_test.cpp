@@ -53,6 +53,13 @@ TEST(RequestReaderRejects, BareLineFeeds) {
   expect_bad_request("GET / HTTP/1.1\r\nHost: a\r\nX: a\rb\r\n\r\n");
 }
 
+// RFC 9112 §5.2: obs-fold must be refused (or replaced), never passed on with CR LF inside
+// a value, where it could be echoed into a response header.
+TEST(RequestReaderRejects, ObsoleteLineFolding) {
+  expect_bad_request("GET / HTTP/1.1\r\nHost: a\r\nX-Folded: one\r\n two\r\n\r\n");
+  expect_bad_request("GET / HTTP/1.1\r\nHost: a\r\nX-Folded: one\r\n\ttwo\r\n\r\n");
+}
+
 TEST(RequestReaderRejects, WhitespaceBeforeTheColon) {
   expect_bad_request("GET / HTTP/1.1\r\nHost : a\r\n\r\n");
   expect_bad_request("GET / HTTP/1.1\r\nHost: a\r\nX-A\t: b\r\n\r\n");
