@@ -116,7 +116,7 @@ int RequestReader::on_headers_complete(llhttp_t* p) {
 bool RequestReader::headers_acceptable(const llhttp_t* p) noexcept {
   // llhttp also takes HTTP/0.9 and HTTP/2.0 request lines; only HTTP/1.x is spoken here.
   if (p->http_major != 1) return false;
-  int hosts = 0;
+  int hosts = 0, transfer_encodings = 0;
   for (const HeaderSpan& h : header_spans_) {
     std::string_view name = view(h.name);
     std::string_view value = view(h.value);
@@ -124,6 +124,11 @@ bool RequestReader::headers_acceptable(const llhttp_t* p) noexcept {
     // RFC 9112 §5.2: obs-fold must be refused; llhttp passes it on, CR LF and all.
     if (value.find_first_of("\r\n") != std::string_view::npos) return false;
     if (iequals(name, "host")) ++hosts;
+    // Only chunked is understood: with any other coding, or chunked twice, where the body
+    // ends would be a guess (RFC 9112 §6.1, §6.3).
+    if (iequals(name, "transfer-encoding") &&
+        (++transfer_encodings > 1 || !iequals(trim_trailing_ows(value), "chunked")))
+      return false;
     if (iequals(name, "expect")) {
       if (!iequals(trim_trailing_ows(value), "100-continue")) return false;  // no other expectation exists
       expect_continue_ = true;

@@ -75,6 +75,13 @@ TEST(Smuggling, ChunkDataNotEndedByCrLf) {
                                          "5\r\nhelloXX0\r\n\r\n" + kSmuggled);
 }
 
+TEST(Smuggling, TransferEncodingOtherThanChunked) {
+  ServerProcess server;
+  for (const char* te : {"chunked, identity", "identity", "gzip, chunked"})
+    expect_bad_request_only(server.port(), std::string("POST /x HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: ") + te +
+                                               "\r\n\r\n0\r\n\r\n" + kSmuggled);
+}
+
 TEST(Smuggling, ObsFoldedTransferEncoding) {
   ServerProcess server;
   expect_bad_request_only(server.port(), "POST /x HTTP/1.1\r\nHost: a\r\nTransfer-Encoding:\r\n chunked\r\n"

@@ -38,6 +38,15 @@ TEST(RequestReaderRejects, MalformedContentLength) {
     expect_bad_request(std::string("POST / HTTP/1.1\r\nHost: a\r\nContent-Length: ") + value + "\r\n\r\nhello");
 }
 
+TEST(RequestReaderRejects, TransferEncodingOtherThanChunked) {
+  for (const char* value : {"chunked, identity", "identity", "gzip", "gzip, chunked", "chunked, chunked", "chunkedx"})
+    expect_bad_request(std::string("POST / HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: ") + value +
+                       "\r\n\r\n5\r\nhello\r\n0\r\n\r\n");
+  expect_bad_request(
+      "POST / HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\nTransfer-Encoding: chunked\r\n\r\n"
+      "5\r\nhello\r\n0\r\n\r\n");
+}
+
 TEST(RequestReaderRejects, BadChunkFraming) {
   const std::string head = "POST / HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\n";
   expect_bad_request(head + "zz\r\nhello\r\n0\r\n\r\n");                   // size not hex
