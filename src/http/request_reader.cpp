@@ -83,6 +83,9 @@ int RequestReader::on_url(llhttp_t* p, const char* at, std::size_t len) {
 
 int RequestReader::on_header_field(llhttp_t* p, const char* at, std::size_t len) {
   RequestReader* r = self(p);
+  // Trailer fields are parsed but dropped: merging them into the headers would let a
+  // client add headers after the fact (RFC 9110 §6.5.1).
+  if (r->headers_done_) return 0;
   if (r->header_spans_.empty() || r->in_header_value_) {
     r->header_spans_.push_back({});
     r->in_header_value_ = false;
@@ -93,6 +96,7 @@ int RequestReader::on_header_field(llhttp_t* p, const char* at, std::size_t len)
 
 int RequestReader::on_header_value(llhttp_t* p, const char* at, std::size_t len) {
   RequestReader* r = self(p);
+  if (r->headers_done_) return 0;  // a trailer
   r->in_header_value_ = true;
   r->extend(r->header_spans_.back().value, at, len);
   return 0;

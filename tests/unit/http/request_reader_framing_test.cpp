@@ -62,6 +62,15 @@ TEST(RequestReaderFraming, ChunkedBodyWithExtensionsAndTrailers) {
   EXPECT_TRUE(out.requests[0].body_padded);
 }
 
+// RFC 9110 §6.5.1: trailer fields must not be merged into the header section, or a
+// client could add headers (authorization, content type) after the fact.
+TEST(RequestReaderFraming, TrailersAreNotMergedIntoTheHeaders) {
+  ReaderOutcome out = feed(kChunked);
+  ASSERT_EQ(out.requests.size(), 1u);
+  EXPECT_EQ(out.requests[0].headers,
+            (decltype(out.requests[0].headers){{"Host", "a"}, {"Transfer-Encoding", "chunked"}}));
+}
+
 TEST(RequestReaderFraming, EveryMethodIsRecognised) {
   const std::pair<const char*, Method> cases[] = {
       {"GET", Method::GET},         {"HEAD", Method::HEAD},     {"POST", Method::POST},
