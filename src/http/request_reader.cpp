@@ -156,6 +156,7 @@ int RequestReader::on_message_complete(llhttp_t* p) {
   RequestReader* r = self(p);
   r->message_done_ = true;
   r->in_message_ = false;
+  r->expect_continue_ = false;  // a body that came with its headers needs no 100 Continue
   // Protocol upgrades are not offered: such a request is answered, then the connection closes.
   r->keep_alive_ = llhttp_should_keep_alive(p) != 0 && !p->upgrade;
   return HPE_PAUSED;  // hand this request out before parsing the next one

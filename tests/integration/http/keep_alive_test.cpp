@@ -127,6 +127,20 @@ TEST(KeepAlive, ExpectContinueGetsAnInterimResponseBeforeTheBody) {
   EXPECT_TRUE(res->interim.empty());
 }
 
+// A client that sends the body with its Expect header gets no 100: not before the final
+// response, and above all not after it, where it would be taken for the next answer's.
+TEST(KeepAlive, ExpectContinueWithTheBodyAlreadySentGetsOnlyTheFinalResponse) {
+  ServerProcess server;
+  HttpClient client(server.port());
+  ASSERT_TRUE(client.send_raw("POST /healthz HTTP/1.1\r\nHost: a\r\nExpect: 100-continue\r\nContent-Length: 2\r\n\r\n{}"));
+  std::optional<HttpResponse> res = client.read_response({.return_interim = true});
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->status, 200);
+  HttpResponse next = client.request("GET", "/missing");
+  EXPECT_EQ(next.status, 404);
+  EXPECT_TRUE(next.interim.empty()) << "a stray 100 Continue came after the response";
+}
+
 TEST(KeepAlive, RequestsSpreadOverManyWritesAreAnswered) {
   ServerProcess server;
   HttpClient client(server.port());

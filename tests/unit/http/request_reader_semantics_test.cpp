@@ -51,6 +51,12 @@ TEST(RequestReaderSemantics, ExpectContinueIsOfferedOnceWhileTheBodyIsMissing) {
   EXPECT_EQ(later.requests[0].body, "hello");
 }
 
+TEST(RequestReaderSemantics, ExpectContinueIsNotOfferedWhenTheBodyIsAlreadyThere) {
+  ReaderOutcome out = feed("POST /x HTTP/1.1\r\nHost: a\r\nExpect: 100-Continue\r\nContent-Length: 5\r\n\r\nhello");
+  EXPECT_EQ(out.continue_requests, 0);
+  ASSERT_EQ(out.requests.size(), 1u);
+}
+
 TEST(RequestReaderSemantics, ExpectContinueWithAnOversizedBodyIsRefusedInstead) {
   ReaderOutcome out = feed("POST /x HTTP/1.1\r\nHost: a\r\nExpect: 100-continue\r\nContent-Length: 70000\r\n\r\n");
   EXPECT_EQ(out.rejection, Rejection::payload_too_large);
