@@ -133,7 +133,7 @@ bool RequestReader::headers_acceptable(const llhttp_t* p) noexcept {
     if (iequals(name, "transfer-encoding") &&
         (++transfer_encodings > 1 || !iequals(trim_trailing_ows(value), "chunked")))
       return false;
-    if (iequals(name, "expect")) {
+    if (iequals(name, "expect") && p->http_minor >= 1) {  // HTTP/1.0 must ignore it (RFC 9110 §10.1.1)
       if (!iequals(trim_trailing_ows(value), "100-continue")) return false;  // no other expectation exists
       expect_continue_ = true;
     }

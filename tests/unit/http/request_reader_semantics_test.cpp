@@ -57,6 +57,15 @@ TEST(RequestReaderSemantics, ExpectContinueIsNotOfferedWhenTheBodyIsAlreadyThere
   ASSERT_EQ(out.requests.size(), 1u);
 }
 
+// RFC 9110 §10.1.1: an HTTP/1.0 client may not understand a 1xx; its Expect is ignored.
+TEST(RequestReaderSemantics, Http10ExpectationsAreIgnored) {
+  ReaderOutcome out = feed("POST /x HTTP/1.0\r\nExpect: 100-continue\r\nContent-Length: 5\r\n\r\n");
+  EXPECT_FALSE(out.rejection);
+  EXPECT_EQ(out.continue_requests, 0);
+  EXPECT_TRUE(out.mid_request);
+  EXPECT_FALSE(feed("GET / HTTP/1.0\r\nExpect: 200-ok\r\n\r\n").rejection);
+}
+
 TEST(RequestReaderSemantics, ExpectContinueWithAnOversizedBodyIsRefusedInstead) {
   ReaderOutcome out = feed("POST /x HTTP/1.1\r\nHost: a\r\nExpect: 100-continue\r\nContent-Length: 70000\r\n\r\n");
   EXPECT_EQ(out.rejection, Rejection::payload_too_large);
