@@ -113,10 +113,20 @@ TEST(Task, MoveAssignmentFreesTheReplacedFrame) {
   EXPECT_EQ(sync_wait(std::move(t)), 42);
 }
 
+// GCC turns symmetric transfer into a tail call at -O2 (every build of this project) but
+// not at -O0/-O1 nor under AddressSanitizer or ThreadSanitizer, which keep each frame: there
+// the stack tests below would overflow for reasons of the toolchain, not of task<T>.
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define SKIP_WITHOUT_TAIL_CALLS() GTEST_SKIP() << "no guaranteed tail calls under sanitizers"
+#else
+#define SKIP_WITHOUT_TAIL_CALLS() static_cast<void>(0)
+#endif
+
 // Each co_await of a task that completes at once resumes the awaiter from the final
 // suspend point. Without symmetric transfer every one of these would nest a stack frame
 // and a million of them would overflow the stack.
 TEST(Task, AMillionSynchronousAwaitsDoNotGrowTheStack) {
+  SKIP_WITHOUT_TAIL_CALLS();
   auto loop = []() -> task<long> {
     long sum = 0;
     for (int i = 0; i < 1'000'000; ++i) sum += co_await add_one(0);
@@ -130,7 +140,10 @@ task<int> depth(int n) {
   co_return 1 + co_await depth(n - 1);
 }
 
-TEST(Task, DeepRecursionDoesNotGrowTheStack) { EXPECT_EQ(sync_wait(depth(200'000)), 200'000); }
+TEST(Task, DeepRecursionDoesNotGrowTheStack) {
+  SKIP_WITHOUT_TAIL_CALLS();
+  EXPECT_EQ(sync_wait(depth(200'000)), 200'000);
+}
 
 }  // namespace
 }  // namespace storeapi::runtime
