@@ -223,6 +223,9 @@ void RequestReader::build(Request& out) {
 }
 
 std::span<char> RequestReader::recv_space() {
+  // Nothing kept from earlier requests: receive at the front again, so that the next
+  // request is not cut in two by the end of the buffer and needs no compaction.
+  if (!mid_request()) start_ = parsed_ = end_ = 0;
   if (end_ == cap_ && start_ > 0) {
     // Move the unfinished request to the front; every recorded offset moves with it.
     std::size_t shift = start_;
