@@ -57,7 +57,6 @@ int main() {
   http::ServerOptions server_options;
   server_options.request_timeout = config->request_timeout;
   server_options.idle_timeout = config->idle_timeout;
-  server_options.max_connections = (config->max_connections + config->threads - 1) / config->threads;
   server_options.access_log = config->access_log;
 
   std::vector<CoreState> cores_state(config->threads);
@@ -67,7 +66,12 @@ int main() {
       CoreState& state = cores_state[reactor.index()];
       int fd = reactor.index() == 0 ? first_listener : runtime::listen_tcp(bound);
       state.application = std::make_unique<api::Application>(*config);
-      state.server = std::make_unique<http::Server>(fd, *state.application, server_options);
+      http::ServerOptions options = server_options;
+      // The cap is for the whole process: cores share it out exactly (the first ones take
+      // the remainder), so that the shares never add up to more than was configured.
+      options.max_connections = config->max_connections / config->threads +
+                                (reactor.index() < config->max_connections % config->threads ? 1 : 0);
+      state.server = std::make_unique<http::Server>(fd, *state.application, options);
       state.server->start();
     });
   } catch (const std::exception& e) {

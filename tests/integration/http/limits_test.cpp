@@ -123,6 +123,22 @@ TEST(Limits, ConnectionOverTheCapGets503AndClose) {
   }));
 }
 
+// The cap is for the whole process: split over two cores it must not become 2 + 2 = 4.
+TEST(Limits, ConnectionCapHoldsForTheWholeProcess) {
+  ServerProcess server({.env = {{"STOREAPI_THREADS", "2"}, {"STOREAPI_MAX_CONNECTIONS", "3"}}});
+  std::vector<HttpClient> clients;
+  int served = 0, refused = 0;
+  for (int i = 0; i < 30; ++i) {
+    clients.emplace_back(server.port());
+    clients.back().send("GET", "/healthz");
+    std::optional<HttpResponse> res = clients.back().read_response();
+    ASSERT_TRUE(res);
+    (res->status == 200 ? served : refused)++;
+  }
+  EXPECT_LE(served, 3);
+  EXPECT_EQ(served + refused, 30);
+}
+
 TEST(Limits, AThousandConcurrentConnectionsAreAllServed) {
   rlimit files{};
   ::getrlimit(RLIMIT_NOFILE, &files);
