@@ -81,6 +81,41 @@ TEST(Cores, ReactorsStopWhenAsked) {
   EXPECT_EQ(stopped.load(), 2);
 }
 
+// Runs `body` with this thread restricted to the last CPU, as under `taskset` or in a
+// container whose cpuset is smaller than the machine; restores the mask afterwards.
+template <class Body>
+void on_last_cpu_only(Body body) {
+  cpu_set_t all, last;
+  ASSERT_EQ(sched_getaffinity(0, sizeof all, &all), 0);
+  int cpu = CPU_SETSIZE - 1;
+  while (cpu >= 0 && !CPU_ISSET(cpu, &all)) --cpu;
+  CPU_ZERO(&last);
+  CPU_SET(cpu, &last);
+  ASSERT_EQ(sched_setaffinity(0, sizeof last, &last), 0);
+  body(cpu);
+  sched_setaffinity(0, sizeof all, &all);
+}
+
+TEST(Cores, CountsOnlyTheCpusThisProcessMayUse) {
+  if (std::thread::hardware_concurrency() < 2) GTEST_SKIP() << "needs two CPUs";
+  on_last_cpu_only([](int) { EXPECT_EQ(Cores::online_cpus(), 1u); });
+}
+
+TEST(Cores, PinsThreadsToCpusThisProcessMayUse) {
+  if (std::thread::hardware_concurrency() < 2) GTEST_SKIP() << "needs two CPUs";
+  on_last_cpu_only([](int allowed) {
+    std::mutex mutex;
+    std::vector<int> pinned;
+    Cores cores(2, [&](Reactor&) {
+      cpu_set_t set;
+      pthread_getaffinity_np(pthread_self(), sizeof set, &set);
+      std::lock_guard lock(mutex);
+      pinned.push_back(CPU_COUNT(&set) == 1 && CPU_ISSET(allowed, &set) ? allowed : -1);
+    });
+    EXPECT_EQ(pinned, (std::vector<int>{allowed, allowed}));
+  });
+}
+
 // Start-up hands over from the core threads to the constructor; repeating it many times
 // gives a race there (a notify after the constructor returned) room to show, most of all
 // under ThreadSanitizer.
