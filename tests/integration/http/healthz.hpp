@@ -10,7 +10,6 @@
 namespace storeapi::testing {
 
 inline constexpr std::string_view kHealthzBody = "{\"status\":\"ok\"}";
-inline const std::string kHealthzRequest = format_request("GET", "/healthz");
 
 inline ::testing::AssertionResult serves_healthz(std::uint16_t port) {
   HttpClient client(port);
