@@ -1,8 +1,13 @@
 // Size and connection limits: 431, 413 (by Content-Length and by chunks), the connection
-// cap (503), many concurrent connections, and running out of file descriptors.
+// cap (503), many concurrent connections, a client that never reads, and running out of
+// file descriptors.
 #include <gtest/gtest.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 
+#include <cerrno>
+#include <cstring>
+#include <thread>
 #include <vector>
 
 #include "healthz.hpp"
@@ -158,6 +163,32 @@ TEST(Limits, AThousandConcurrentConnectionsAreAllServed) {
   }
   // All still open and usable: none was dropped to make room.
   for (HttpClient& c : clients) ASSERT_EQ(c.request("GET", "/healthz").status, 200);
+}
+
+// A client that pipelines without ever reading the answers must be throttled by TCP
+// flow control, not buffered: the server stops reading once its answers cannot be sent
+// (PITFALLS: a cap on what is queued per connection).
+TEST(Limits, PipeliningClientThatNeverReadsIsThrottled) {
+  ServerProcess server({.env = {{"STOREAPI_ACCESS_LOG", "off"}}});
+  HttpClient client(server.port());
+  std::string burst;
+  for (int i = 0; i < 1000; ++i) burst += format_request("GET", "/healthz");
+  constexpr std::size_t kUnbounded = 256u << 20;  // far beyond every socket buffer involved
+  std::size_t sent = 0;
+  auto last_progress = std::chrono::steady_clock::now();
+  while (sent < kUnbounded && std::chrono::steady_clock::now() - last_progress < 1s) {
+    std::size_t at = sent % burst.size();
+    ssize_t n = ::send(client.fd(), burst.data() + at, burst.size() - at, MSG_DONTWAIT | MSG_NOSIGNAL);
+    if (n > 0) {
+      sent += static_cast<std::size_t>(n);
+      last_progress = std::chrono::steady_clock::now();
+    } else {
+      ASSERT_TRUE(errno == EAGAIN || errno == EINTR) << std::strerror(errno);
+      std::this_thread::sleep_for(10ms);  // the server is not reading: wait a little
+    }
+  }
+  EXPECT_LT(sent, kUnbounded) << "the server kept reading requests it could not answer";
+  EXPECT_TRUE(serves_healthz(server.port()));  // and the core is not stuck on this client
 }
 
 // When accept fails for want of file descriptors, the multishot accept ends; the server

@@ -244,6 +244,7 @@ TEST(Reactor, MoreOperationsThanSubmissionEntries) {
   EXPECT_TRUE(all_done);
   EXPECT_EQ(slept, kEach);
   EXPECT_EQ(timed_out, kEach);
+  EXPECT_EQ(reactor.cq_overflow(), 0u);  // no completion was dropped on the way
 }
 
 }  // namespace
