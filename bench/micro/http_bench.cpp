@@ -1,57 +1,85 @@
-// Router matching and query parsing of typical requests.
-#include "http/query.hpp"
-#include "http/router.hpp"
-
+// The HTTP layer's per-request CPU cost without the network: RequestReader::next on a
+// request as wrk sends it, then serialize() of a small JSON response, as a connection
+// does for each keep-alive request.
 #include <benchmark/benchmark.h>
 
-using namespace storeapi::http;
+#include <algorithm>
+#include <cstring>
+#include <string>
+#include <string_view>
 
+#include "http/request_reader.hpp"
+#include "http/response.hpp"
+
+namespace storeapi::http {
 namespace {
 
-void BM_MatchOrderGet(benchmark::State& state) {
-  for (auto _ : state) {
-    auto match = storeapi::http::match(Method::get, "/v1/orders/0b5e7a3c-1f2d-4c8e-9a6b-3d2f1e0c9b8a");
-    benchmark::DoNotOptimize(match);
-  }
-}
-BENCHMARK(BM_MatchOrderGet);
+constexpr std::string_view kWrkRequest = "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1:8080\r\n\r\n";
+constexpr std::string_view kApiRequest =
+    "GET /v1/orders?limit=25&order=desc&updated_after=2026-11-21T20:39:02.123Z HTTP/1.1\r\n"
+    "Host: api.example.com\r\nUser-Agent: erp-sync/4.2\r\nAccept: application/json\r\n"
+    "Authorization: Bearer sk_live_0123456789abcdefghijABCDEFGHIJ01\r\nAccept-Encoding: gzip\r\n\r\n";
 
-// The last route of the table with the most segments: the matcher's worst found case.
-void BM_MatchVariantStock(benchmark::State& state) {
-  for (auto _ : state) {
-    auto match = storeapi::http::match(
-        Method::post,
-        "/v1/products/0b5e7a3c-1f2d-4c8e-9a6b-3d2f1e0c9b8a/variants/7f3e2d1c-0b9a-4887-a665-544332211000/stock");
-    benchmark::DoNotOptimize(match);
-  }
-}
-BENCHMARK(BM_MatchVariantStock);
-
-void BM_MatchNotFound(benchmark::State& state) {
-  for (auto _ : state) {
-    auto match = storeapi::http::match(Method::get, "/v1/orders/0b5e7a3c-1f2d-4c8e-9a6b-3d2f1e0c9b8a/nope");
-    benchmark::DoNotOptimize(match);
-  }
-}
-BENCHMARK(BM_MatchNotFound);
-
-void parse_query(benchmark::State& state, std::string_view raw) {
-  Query query;
-  for (auto _ : state) {
-    auto error = query.parse(raw);
-    benchmark::DoNotOptimize(error);
-    benchmark::DoNotOptimize(query.params().data());
+// Hands `bytes` to the reader as a connection would (one receive, or more where the
+// buffer's free space is shorter) and takes the request out.
+void parse(RequestReader& reader, std::string_view bytes, Request& req) {
+  for (;;) {
+    std::span<char> space = reader.recv_space();
+    std::size_t n = std::min(space.size(), bytes.size());
+    std::memcpy(space.data(), bytes.data(), n);
+    reader.commit(n);
+    bytes.remove_prefix(n);
+    RequestReader::Result r = reader.next(req);
+    if (r == RequestReader::Result::request) return;
+    if (r == RequestReader::Result::error || bytes.empty()) std::abort();
   }
 }
 
-void BM_ParseListQuery(benchmark::State& state) {
-  parse_query(state, "limit=50&order=asc&updated_after=2026-11-21T20:39:02.123Z&status=captured");
+void BM_Parse(benchmark::State& state, std::string_view bytes) {
+  RequestReader reader;
+  Request req;
+  for (auto _ : state) {
+    parse(reader, bytes, req);
+    benchmark::DoNotOptimize(req.path.data());
+    if (reader.next(req) != RequestReader::Result::need_more) std::abort();  // releases the bytes
+  }
 }
-BENCHMARK(BM_ParseListQuery);
 
-void BM_ParseEscapedQuery(benchmark::State& state) {
-  parse_query(state, "email=a%2Bb%40example.com&created_after=2026-11-21T20%3A39%3A02%2B01%3A00&limit=10");
+void BM_Serialize(benchmark::State& state) {
+  Response res;
+  res.body = "{\"status\":\"ok\"}";
+  std::string out;
+  std::string_view id = next_request_id();
+  for (auto _ : state) {
+    serialize(res, {id}, out);
+    benchmark::DoNotOptimize(out.data());
+    out.clear();
+  }
 }
-BENCHMARK(BM_ParseEscapedQuery);
+
+// What a connection does per keep-alive request: parse, fresh id, respond.
+void BM_ParseAndRespond(benchmark::State& state, std::string_view bytes) {
+  RequestReader reader;
+  Request req;
+  Response res;
+  std::string out;
+  for (auto _ : state) {
+    parse(reader, bytes, req);
+    res.reset();
+    res.body = "{\"status\":\"ok\"}";
+    serialize(res, {next_request_id(), req.method == Method::head, req.keep_alive}, out);
+    benchmark::DoNotOptimize(out.data());
+    out.clear();
+    if (reader.next(req) != RequestReader::Result::need_more) std::abort();
+  }
+}
+
+BENCHMARK_CAPTURE(BM_Parse, wrk_get, kWrkRequest);
+BENCHMARK_CAPTURE(BM_Parse, api_get, kApiRequest);
+BENCHMARK(BM_Serialize);
+BENCHMARK_CAPTURE(BM_ParseAndRespond, wrk_get, kWrkRequest);
+BENCHMARK_CAPTURE(BM_ParseAndRespond, api_get, kApiRequest);
 
 }  // namespace
+}  // namespace storeapi::http
+

@@ -73,7 +73,6 @@ int main() {
   http::ServerOptions server_options;
   server_options.request_timeout = config->request_timeout;
   server_options.idle_timeout = config->idle_timeout;
-  server_options.max_connections = (config->max_connections + config->threads - 1) / config->threads;
   server_options.access_log = config->access_log;
 
   auth::RateLimiter rate_limiter;  // shared by every core: the limit is per store, exact
@@ -85,7 +84,12 @@ int main() {
       int fd = reactor.index() == 0 ? first_listener : runtime::listen_tcp(bound);
       state.application = std::make_unique<api::Application>(*config, rate_limiter);
       state.application->start();
-      state.server = std::make_unique<http::Server>(fd, *state.application, server_options);
+      http::ServerOptions options = server_options;
+      // The cap is for the whole process: cores share it out exactly (the first ones take
+      // the remainder), so that the shares never add up to more than was configured.
+      options.max_connections = config->max_connections / config->threads +
+                                (reactor.index() < config->max_connections % config->threads ? 1 : 0);
+      state.server = std::make_unique<http::Server>(fd, *state.application, options);
       state.server->start();
     });
   } catch (const std::exception& e) {

@@ -81,6 +81,9 @@ int RequestReader::on_url(llhttp_t* p, const char* at, std::size_t len) {
 
 int RequestReader::on_header_field(llhttp_t* p, const char* at, std::size_t len) {
   RequestReader* r = self(p);
+  // Trailer fields are parsed but dropped: merging them into the headers would let a
+  // client add headers after the fact (RFC 9110 §6.5.1).
+  if (r->headers_done_) return 0;
   if (r->header_spans_.empty() || r->in_header_value_) {
     r->header_spans_.push_back({});
     r->in_header_value_ = false;
@@ -91,6 +94,7 @@ int RequestReader::on_header_field(llhttp_t* p, const char* at, std::size_t len)
 
 int RequestReader::on_header_value(llhttp_t* p, const char* at, std::size_t len) {
   RequestReader* r = self(p);
+  if (r->headers_done_) return 0;  // a trailer
   r->in_header_value_ = true;
   r->extend(r->header_spans_.back().value, at, len);
   return 0;
@@ -103,25 +107,37 @@ int RequestReader::on_headers_complete(llhttp_t* p) {
     r->fail(Rejection::payload_too_large);
     return -1;
   }
-  int hosts = 0;
-  for (const HeaderSpan& h : r->header_spans_) {
-    std::string_view name = r->view(h.name);
-    if (iequals(name, "host")) ++hosts;
-    if (iequals(name, "expect")) {
-      if (!iequals(trim_trailing_ows(r->view(h.value)), "100-continue")) {
-        r->fail(Rejection::bad_request);  // no other expectation exists
-        return -1;
-      }
-      r->expect_continue_ = true;
-    }
-  }
-  // RFC 9112 §3.2: an HTTP/1.1 request carries exactly one Host.
-  if (hosts > 1 || (hosts == 0 && p->http_major == 1 && p->http_minor >= 1)) {
+  if (!r->headers_acceptable(p)) {
     r->fail(Rejection::bad_request);
     return -1;
   }
   r->body_.reserve(std::min<std::size_t>(p->content_length, r->limits_.max_body_bytes) + Request::kBodyPadding);
   return 0;
+}
+
+bool RequestReader::headers_acceptable(const llhttp_t* p) noexcept {
+  // llhttp also takes HTTP/0.9 and HTTP/2.0 request lines; only HTTP/1.x is spoken here.
+  if (p->http_major != 1) return false;
+  int hosts = 0, transfer_encodings = 0;
+  for (const HeaderSpan& h : header_spans_) {
+    std::string_view name = view(h.name);
+    std::string_view value = view(h.value);
+    if (name.empty()) return false;  // RFC 9110 §5.1: a field name is a token
+    // RFC 9112 §5.2: obs-fold must be refused; llhttp passes it on, CR LF and all.
+    if (value.find_first_of("\r\n") != std::string_view::npos) return false;
+    if (iequals(name, "host")) ++hosts;
+    // Only chunked is understood: with any other coding, or chunked twice, where the body
+    // ends would be a guess (RFC 9112 §6.1, §6.3).
+    if (iequals(name, "transfer-encoding") &&
+        (++transfer_encodings > 1 || !iequals(trim_trailing_ows(value), "chunked")))
+      return false;
+    if (iequals(name, "expect") && p->http_minor >= 1) {  // HTTP/1.0 must ignore it (RFC 9110 §10.1.1)
+      if (!iequals(trim_trailing_ows(value), "100-continue")) return false;  // no other expectation exists
+      expect_continue_ = true;
+    }
+  }
+  // RFC 9112 §3.2: an HTTP/1.1 request carries exactly one Host.
+  return hosts == 1 || (hosts == 0 && p->http_minor == 0);
 }
 
 int RequestReader::on_body(llhttp_t* p, const char* at, std::size_t len) {
@@ -138,6 +154,7 @@ int RequestReader::on_message_complete(llhttp_t* p) {
   RequestReader* r = self(p);
   r->message_done_ = true;
   r->in_message_ = false;
+  r->expect_continue_ = false;  // a body that came with its headers needs no 100 Continue
   // Protocol upgrades are not offered: such a request is answered, then the connection closes.
   r->keep_alive_ = llhttp_should_keep_alive(p) != 0 && !p->upgrade;
   return HPE_PAUSED;  // hand this request out before parsing the next one
@@ -204,6 +221,9 @@ void RequestReader::build(Request& out) {
 }
 
 std::span<char> RequestReader::recv_space() {
+  // Nothing kept from earlier requests: receive at the front again, so that the next
+  // request is not cut in two by the end of the buffer and needs no compaction.
+  if (!mid_request()) start_ = parsed_ = end_ = 0;
   if (end_ == cap_ && start_ > 0) {
     // Move the unfinished request to the front; every recorded offset moves with it.
     std::size_t shift = start_;

@@ -74,6 +74,8 @@ class RequestReader {
 
   void extend(Span& s, const char* at, std::size_t len) noexcept;
   std::string_view view(Span s) const noexcept { return {buf_.get() + s.off, s.len}; }
+  // Checks llhttp leaves to its user; may note an expectation (100-continue).
+  bool headers_acceptable(const llhttp_t* p) noexcept;
   void build(Request& out);
   void fail(Rejection r) noexcept {
     rejection_ = r;

@@ -4,29 +4,45 @@
 #include <sched.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <condition_variable>
 #include <exception>
 #include <mutex>
 
 namespace storeapi::runtime {
+namespace {
 
-unsigned Cores::online_cpus() noexcept {
-  long n = ::sysconf(_SC_NPROCESSORS_ONLN);
-  return n > 0 ? static_cast<unsigned>(n) : 1;
+// The CPUs this process may run on (its affinity mask, as set by taskset or a container's
+// cpuset), in ascending order; every online CPU if the mask cannot be read.
+std::vector<int> allowed_cpus() {
+  std::vector<int> cpus;
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (::sched_getaffinity(0, sizeof set, &set) == 0)
+    for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu)
+      if (CPU_ISSET(cpu, &set)) cpus.push_back(cpu);
+  if (cpus.empty())
+    for (long cpu = 0, n = ::sysconf(_SC_NPROCESSORS_ONLN); cpu < std::max(n, 1L); ++cpu)
+      cpus.push_back(static_cast<int>(cpu));
+  return cpus;
 }
+
+}  // namespace
+
+unsigned Cores::online_cpus() noexcept { return static_cast<unsigned>(allowed_cpus().size()); }
 
 Cores::Cores(unsigned count, Setup setup, Reactor::Options options) : reactors_(count) {
   std::mutex mutex;
   std::condition_variable ready_cv;
   unsigned ready = 0;
   std::exception_ptr failure;
-  unsigned cpus = online_cpus();
+  std::vector<int> cpus = allowed_cpus();
 
   for (unsigned i = 0; i < count; ++i) {
     threads_.emplace_back([&, i] {
       cpu_set_t set;
       CPU_ZERO(&set);
-      CPU_SET(i % cpus, &set);
+      CPU_SET(cpus[i % cpus.size()], &set);
       ::pthread_setaffinity_np(::pthread_self(), sizeof set, &set);
 
       Reactor* reactor = nullptr;
@@ -47,18 +63,17 @@ Cores::Cores(unsigned count, Setup setup, Reactor::Options options) : reactors_(
             std::lock_guard lock(mutex);
             if (!failure) failure = std::current_exception();
           }
-          {
-            std::lock_guard lock(mutex);
-            ++ready;
-          }
+          // Notified under the lock: once `ready` reaches `count` the constructor may
+          // return and destroy the condition variable, so it must not be touched after
+          // the lock is released.
+          std::lock_guard lock(mutex);
+          ++ready;
           ready_cv.notify_all();
         });
         reactor->run();
       } else {
-        {
-          std::lock_guard lock(mutex);
-          ++ready;
-        }
+        std::lock_guard lock(mutex);
+        ++ready;
         ready_cv.notify_all();
       }
     });

@@ -30,6 +30,8 @@ class Cores {
   // Waits until every reactor's run() returned.
   void join();
 
+  // The CPUs this process may run on (its affinity mask: taskset, a container's cpuset).
+  // Core i is pinned to the i-th of them.
   static unsigned online_cpus() noexcept;
 
  private:

@@ -134,7 +134,8 @@ class Sleep : public Operation<Sleep> {
 };
 
 // Cancels every operation in flight on `fd`; each victim completes with -ECANCELED. The
-// result is the number cancelled, or -ENOENT when there was none.
+// result is the number cancelled (0 when there was none: with IORING_ASYNC_CANCEL_ALL the
+// kernel counts rather than answering -ENOENT).
 class CancelFd : public Operation<CancelFd> {
  public:
   explicit CancelFd(int fd) noexcept : fd_(fd) {}

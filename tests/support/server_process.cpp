@@ -1,7 +1,7 @@
 #include "support/server_process.hpp"
 
-#include <fcntl.h>
 #include <signal.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
@@ -10,9 +10,9 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
-#include <sstream>
+#include <filesystem>
 #include <stdexcept>
+#include <utility>
 
 #include "support/poll.hpp"
 
@@ -21,24 +21,26 @@ extern char** environ;
 namespace storeapi::testing {
 namespace {
 
-std::string read_file(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
+// An anonymous in-memory file for the child to write to.
+int capture_file(const char* name) {
+  int fd = ::memfd_create(name, MFD_CLOEXEC);
+  if (fd < 0) throw std::runtime_error(std::string("memfd_create: ") + std::strerror(errno));
+  return fd;
+}
+
+// Everything written to `fd` so far (read by offset: the child owns the file position).
+std::string read_all(int fd) {
+  std::string text;
+  char chunk[64 * 1024];
+  for (ssize_t n; (n = ::pread(fd, chunk, sizeof chunk, static_cast<off_t>(text.size()))) > 0;)
+    text.append(chunk, static_cast<std::size_t>(n));
+  return text;
 }
 
 std::filesystem::path build_dir() {
   const char* dir = std::getenv("STOREAPI_BUILD_DIR");
   if (!dir || !*dir) throw std::runtime_error("STOREAPI_BUILD_DIR is not set (run the tests through tools/test)");
   return dir;
-}
-
-std::filesystem::path make_temp_dir() {
-  const char* tmp = std::getenv("TMPDIR");
-  std::string pattern = std::string(tmp && *tmp ? tmp : "/tmp") + "/storeapi-test-XXXXXX";
-  if (!::mkdtemp(pattern.data())) throw std::runtime_error(std::string("mkdtemp: ") + std::strerror(errno));
-  return pattern;
 }
 
 // The inherited environment with `overrides` replacing or adding variables.
@@ -70,7 +72,19 @@ int decode_status(int status) {
 
 }  // namespace
 
-ServerProcess::ServerProcess(ProcessOptions options) : dir_(make_temp_dir()) {
+ServerProcess::ServerProcess(ProcessOptions options) {
+  try {
+    spawn(options);
+    if (options.wait_for_listening) wait_until_listening(options.start_timeout);
+  } catch (...) {
+    shut_down();
+    throw;
+  }
+}
+
+ServerProcess::~ServerProcess() { shut_down(); }
+
+void ServerProcess::spawn(const ProcessOptions& options) {
   std::string path = (build_dir() / options.binary).string();
   std::vector<std::string> argv_strings{path};
   argv_strings.insert(argv_strings.end(), options.args.begin(), options.args.end());
@@ -78,17 +92,16 @@ ServerProcess::ServerProcess(ProcessOptions options) : dir_(make_temp_dir()) {
   // Everything the child needs is prepared here: after fork() it may only make syscalls.
   std::vector<char*> argv = pointers(argv_strings);
   std::vector<char*> envp = pointers(env_strings);
-  int out = ::open((dir_ / "stdout").c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-  int err = ::open((dir_ / "stderr").c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-  if (out < 0 || err < 0) throw std::runtime_error(std::string("open capture file: ") + std::strerror(errno));
+  stdout_fd_ = capture_file("storeapi-stdout");
+  stderr_fd_ = capture_file("storeapi-stderr");
   pid_t parent = ::getpid();
 
   pid_ = ::fork();
   if (pid_ == 0) {
     ::prctl(PR_SET_PDEATHSIG, SIGKILL);
     if (::getppid() != parent) ::_exit(127);  // the test already died
-    ::dup2(out, STDOUT_FILENO);
-    ::dup2(err, STDERR_FILENO);
+    ::dup2(stdout_fd_, STDOUT_FILENO);        // dup2 clears close-on-exec on the copies
+    ::dup2(stderr_fd_, STDERR_FILENO);
     if (options.max_open_files) {
       rlimit limit{*options.max_open_files, *options.max_open_files};
       ::setrlimit(RLIMIT_NOFILE, &limit);
@@ -96,20 +109,16 @@ ServerProcess::ServerProcess(ProcessOptions options) : dir_(make_temp_dir()) {
     ::execve(path.c_str(), argv.data(), envp.data());
     ::_exit(127);
   }
-  int fork_errno = errno;
-  ::close(out);
-  ::close(err);
-  if (pid_ < 0) throw std::runtime_error(std::string("fork: ") + std::strerror(fork_errno));
-  if (options.wait_for_listening) wait_until_listening(options.start_timeout);
+  if (pid_ < 0) throw std::runtime_error(std::string("fork: ") + std::strerror(errno));
 }
 
-ServerProcess::~ServerProcess() {
-  if (running()) {
+void ServerProcess::shut_down() noexcept {
+  if (pid_ > 0 && running()) {
     ::kill(pid_, SIGKILL);
     wait_exit(std::chrono::milliseconds(30'000));
   }
-  std::error_code ignored;
-  std::filesystem::remove_all(dir_, ignored);
+  for (int* fd : {&stdout_fd_, &stderr_fd_})
+    if (*fd >= 0) ::close(std::exchange(*fd, -1));
 }
 
 void ServerProcess::wait_until_listening(std::chrono::milliseconds timeout) {
@@ -155,7 +164,7 @@ bool ServerProcess::running() {
   return !exit_status_;
 }
 
-std::string ServerProcess::stdout_text() const { return read_file(dir_ / "stdout"); }
-std::string ServerProcess::stderr_text() const { return read_file(dir_ / "stderr"); }
+std::string ServerProcess::stdout_text() const { return read_all(stdout_fd_); }
+std::string ServerProcess::stderr_text() const { return read_all(stderr_fd_); }
 
 }  // namespace storeapi::testing

@@ -1,13 +1,13 @@
 #pragma once
 // A storeapi binary from $STOREAPI_BUILD_DIR running as a child process, for integration
-// tests. Its stdout and stderr go to files (so a chatty server never blocks on a full
-// pipe) that the test can read at any time. The child is killed when the object goes away,
-// and also if the test process dies (PR_SET_PDEATHSIG), so no server outlives its test.
+// tests. Its stdout and stderr go to in-memory files (so a chatty server never blocks on
+// a full pipe, and nothing is left on disk whatever happens) that the test can read at any
+// time. The child is killed when the object goes away, and also if the test process dies
+// (PR_SET_PDEATHSIG), so no server outlives its test.
 #include <sys/types.h>
 
 #include <chrono>
 #include <cstdint>
-#include <filesystem>
 #include <map>
 #include <optional>
 #include <string>
@@ -51,9 +51,12 @@ class ServerProcess {
   std::string stderr_text() const;
 
  private:
+  void spawn(const ProcessOptions& options);
   void wait_until_listening(std::chrono::milliseconds timeout);
+  void shut_down() noexcept;
 
-  std::filesystem::path dir_;
+  int stdout_fd_ = -1;
+  int stderr_fd_ = -1;
   pid_t pid_ = -1;
   std::optional<int> exit_status_;
   std::uint16_t port_ = 0;

@@ -1,0 +1,226 @@
+// Size and connection limits: 431, 413 (by Content-Length and by chunks), the connection
+// cap (503), many concurrent connections, a client that never reads, and running out of
+// file descriptors.
+#include <gtest/gtest.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+
+#include <cerrno>
+#include <cstring>
+#include <thread>
+#include <vector>
+
+#include "healthz.hpp"
+#include "support/http_client.hpp"
+#include "support/poll.hpp"
+#include "support/server_process.hpp"
+
+namespace storeapi::testing {
+namespace {
+
+using namespace std::chrono_literals;
+
+constexpr std::size_t kHeaderLimit = 16 * 1024;
+constexpr std::size_t kBodyLimit = 64 * 1024;
+
+// GET /healthz whose request line and headers (blank line included) are `size` bytes.
+std::string healthz_with_header_block_of(std::size_t size) {
+  std::string head = "GET /healthz HTTP/1.1\r\nHost: a\r\nX-Pad: ";
+  return head + std::string(size - head.size() - 4, 'p') + "\r\n\r\n";
+}
+
+std::string chunked(std::size_t n) {
+  std::string out;
+  for (std::size_t sent = 0; sent < n; sent += 4096) {
+    std::size_t len = std::min<std::size_t>(4096, n - sent);
+    char size[16];
+    std::snprintf(size, sizeof size, "%zx\r\n", len);
+    out += size + std::string(len, 'c') + "\r\n";
+  }
+  return out + "0\r\n\r\n";
+}
+
+// The server refused with `status` and closed, and still serves others.
+void expect_refused_and_closed(ServerProcess& server, HttpClient& client, int status) {
+  std::optional<HttpResponse> res = client.read_response();
+  ASSERT_TRUE(res) << "closed without a response";
+  EXPECT_EQ(res->status, status);
+  EXPECT_EQ(res->header("Content-Type"), "application/json");
+  EXPECT_TRUE(res->connection_close());
+  EXPECT_TRUE(client.wait_closed());
+  EXPECT_TRUE(serves_healthz(server.port()));
+}
+
+TEST(Limits, HeadersOfExactly16KiBAreServed) {
+  ServerProcess server;
+  HttpClient client(server.port());
+  ASSERT_TRUE(client.send_raw(healthz_with_header_block_of(kHeaderLimit)));
+  std::optional<HttpResponse> res = client.read_response();
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->status, 200);
+}
+
+TEST(Limits, OversizedHeadersGet431ThenClose) {
+  ServerProcess server;
+  HttpClient client(server.port());
+  client.send_raw(healthz_with_header_block_of(kHeaderLimit + 1));
+  expect_refused_and_closed(server, client, 431);
+}
+
+TEST(Limits, OversizedRequestLineGets431) {
+  ServerProcess server;
+  HttpClient client(server.port());
+  client.send_raw("GET /" + std::string(kHeaderLimit, 'x') + " HTTP/1.1\r\nHost: a\r\n\r\n");
+  expect_refused_and_closed(server, client, 431);
+}
+
+TEST(Limits, BodyOfExactly64KiBIsServed) {
+  ServerProcess server;
+  HttpClient client(server.port());
+  EXPECT_EQ(client.request("POST", "/healthz", {}, std::string(kBodyLimit, 'b')).status, kPostHealthzStatus);
+  EXPECT_EQ(client.request("POST", "/healthz", {{"Transfer-Encoding", "chunked"}}, chunked(kBodyLimit)).status, kPostHealthzStatus);
+}
+
+TEST(Limits, OversizedContentLengthGets413BeforeTheBody) {
+  ServerProcess server;
+  HttpClient client(server.port());
+  ASSERT_TRUE(client.send_raw("POST /healthz HTTP/1.1\r\nHost: a\r\nContent-Length: 65537\r\n\r\n"));
+  expect_refused_and_closed(server, client, 413);
+}
+
+TEST(Limits, OversizedBodySentInFullGets413) {
+  ServerProcess server;
+  HttpClient client(server.port());
+  // The server may close while the body is still coming: a failed send is expected.
+  client.send("POST", "/healthz", {}, std::string(kBodyLimit + 1, 'b'));
+  expect_refused_and_closed(server, client, 413);
+}
+
+TEST(Limits, OversizedChunkedBodyGets413) {
+  ServerProcess server;
+  HttpClient client(server.port());
+  client.send("POST", "/healthz", {{"Transfer-Encoding", "chunked"}}, chunked(kBodyLimit + 1));
+  expect_refused_and_closed(server, client, 413);
+}
+
+TEST(Limits, ConnectionOverTheCapGets503AndClose) {
+  // The cap is per process, split over the cores: one core keeps the arithmetic exact.
+  ServerProcess server({.env = {{"STOREAPI_THREADS", "1"}, {"STOREAPI_MAX_CONNECTIONS", "2"}}});
+  std::optional<HttpClient> first(server.port());
+  HttpClient second(server.port());
+  ASSERT_EQ(first->request("GET", "/healthz").status, 200);  // both are being served
+  ASSERT_EQ(second.request("GET", "/healthz").status, 200);
+
+  HttpClient extra(server.port());
+  std::optional<HttpResponse> res = extra.read_response();
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->status, 503);
+  EXPECT_TRUE(res->connection_close());
+  EXPECT_TRUE(extra.wait_closed());
+
+  EXPECT_EQ(second.request("GET", "/healthz").status, 200);  // the others are untouched
+  first.reset();  // frees a slot once the server has seen it go
+  EXPECT_TRUE(eventually([&] {
+    HttpClient next(server.port());
+    next.send("GET", "/healthz");
+    std::optional<HttpResponse> r = next.read_response();
+    return r && r->status == 200;
+  }));
+}
+
+// The cap is for the whole process: split over two cores it must not become 2 + 2 = 4.
+TEST(Limits, ConnectionCapHoldsForTheWholeProcess) {
+  ServerProcess server({.env = {{"STOREAPI_THREADS", "2"}, {"STOREAPI_MAX_CONNECTIONS", "3"}}});
+  std::vector<HttpClient> clients;
+  int served = 0, refused = 0;
+  for (int i = 0; i < 30; ++i) {
+    clients.emplace_back(server.port());
+    clients.back().send("GET", "/healthz");
+    std::optional<HttpResponse> res = clients.back().read_response();
+    ASSERT_TRUE(res);
+    (res->status == 200 ? served : refused)++;
+  }
+  EXPECT_LE(served, 3);
+  EXPECT_EQ(served + refused, 30);
+}
+
+TEST(Limits, AThousandConcurrentConnectionsAreAllServed) {
+  rlimit files{};
+  ::getrlimit(RLIMIT_NOFILE, &files);
+  if (files.rlim_cur < 4096 && files.rlim_max > files.rlim_cur) {
+    files.rlim_cur = std::min<rlim_t>(files.rlim_max, 4096);
+    ::setrlimit(RLIMIT_NOFILE, &files);  // inherited by the server started next
+  }
+  ASSERT_GE(files.rlim_cur, 2200u) << "needs file descriptors for 1000 connections on both sides";
+  ServerProcess server;
+  std::vector<HttpClient> clients;
+  for (int i = 0; i < 1000; ++i) clients.emplace_back(server.port());
+  for (HttpClient& c : clients) ASSERT_TRUE(c.send("GET", "/healthz"));
+  for (std::size_t i = 0; i < clients.size(); ++i) {
+    std::optional<HttpResponse> res = clients[i].read_response();
+    ASSERT_TRUE(res) << "connection " << i;
+    ASSERT_EQ(res->status, 200) << "connection " << i;
+  }
+  // All still open and usable: none was dropped to make room.
+  for (HttpClient& c : clients) ASSERT_EQ(c.request("GET", "/healthz").status, 200);
+}
+
+// A client that pipelines without ever reading the answers must be throttled by TCP
+// flow control, not buffered: the server stops reading once its answers cannot be sent
+// (PITFALLS: a cap on what is queued per connection).
+TEST(Limits, PipeliningClientThatNeverReadsIsThrottled) {
+  ServerProcess server({.env = {{"STOREAPI_ACCESS_LOG", "off"}}});
+  HttpClient client(server.port());
+  std::string burst;
+  for (int i = 0; i < 1000; ++i) burst += format_request("GET", "/healthz");
+  constexpr std::size_t kUnbounded = 256u << 20;  // far beyond every socket buffer involved
+  std::size_t sent = 0;
+  auto last_progress = std::chrono::steady_clock::now();
+  while (sent < kUnbounded && std::chrono::steady_clock::now() - last_progress < 1s) {
+    std::size_t at = sent % burst.size();
+    ssize_t n = ::send(client.fd(), burst.data() + at, burst.size() - at, MSG_DONTWAIT | MSG_NOSIGNAL);
+    if (n > 0) {
+      sent += static_cast<std::size_t>(n);
+      last_progress = std::chrono::steady_clock::now();
+    } else {
+      ASSERT_TRUE(errno == EAGAIN || errno == EINTR) << std::strerror(errno);
+      std::this_thread::sleep_for(10ms);  // the server is not reading: wait a little
+    }
+  }
+  EXPECT_LT(sent, kUnbounded) << "the server kept reading requests it could not answer";
+  EXPECT_TRUE(serves_healthz(server.port()));  // and the core is not stuck on this client
+}
+
+// When accept fails for want of file descriptors, the multishot accept ends; the server
+// must re-arm it once descriptors are free again, and serve the connections that waited.
+TEST(Limits, AcceptResumesAfterRunningOutOfFileDescriptors) {
+  ServerProcess server({.env = {{"STOREAPI_THREADS", "1"}}, .max_open_files = 48});
+  constexpr std::size_t kClients = 80;  // more than the server can hold open at once
+  std::vector<std::optional<HttpClient>> clients;
+  for (std::size_t i = 0; i < kClients; ++i) {
+    clients.emplace_back(HttpClient(server.port()));
+    ASSERT_TRUE(clients.back()->send("GET", "/healthz"));
+  }
+  ASSERT_TRUE(eventually([&] { return server.stderr_text().find("accept failed") != std::string::npos; }))
+      << "the server never ran out of descriptors; stderr:\n" << server.stderr_text();
+
+  // Close each answered connection; that frees a descriptor for one that waits.
+  std::size_t answered = 0;
+  bool all = eventually(
+      [&] {
+        for (auto& c : clients) {
+          if (!c || !c->readable()) continue;
+          std::optional<HttpResponse> res = c->read_response();
+          EXPECT_TRUE(res && res->status == 200);
+          ++answered;
+          c.reset();
+        }
+        return answered == kClients;
+      },
+      30s);
+  EXPECT_TRUE(all) << answered << " of " << kClients << " answered";
+  EXPECT_TRUE(serves_healthz(server.port()));
+}
+
+}  // namespace
+}  // namespace storeapi::testing
