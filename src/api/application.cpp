@@ -2,6 +2,8 @@
 
 #include "api/endpoints.hpp"
 #include "api/statements.hpp"
+#include "auth/invalidation.hpp"
+#include "runtime/spawn.hpp"
 
 namespace storeapi::api {
 namespace {
@@ -52,6 +54,10 @@ Application::Application(const app::Config& config, auth::RateLimiter& limiter)
       services_{config_, pool_, body_parser_} {}
 
 void Application::start() { pool_.start(); }
+
+void Application::confirm_invalidation(std::string payload) {
+  runtime::spawn(auth::confirm_invalidation(pool_, std::move(payload)));
+}
 
 runtime::task<void> Application::handle(const http::Request& req, http::Response& res) {
   http::Match match = http::match(req.method, req.path);
