@@ -12,6 +12,7 @@ db::PoolOptions pool_options(const app::Config& config) {
   db::PoolOptions o;
   o.url = config.database_url;
   o.connections = config.db_conns_per_thread;
+  o.statement_timeout = config.db_timeout;
   return o;
 }
 

@@ -104,6 +104,8 @@ HttpReply RawHttpConnection::read_reply(bool head) {
   char chunk[16384];
   auto fill = [&] {
     ssize_t n = ::recv(fd_, chunk, sizeof chunk, 0);
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+      throw std::runtime_error("no response within " + std::to_string(kIoTimeoutSeconds) + " s");
     if (n < 0) throw std::runtime_error("recv: " + std::string(std::strerror(errno)));
     if (n == 0) throw std::runtime_error("the server closed the connection before a complete response");
     buffer_.append(chunk, static_cast<std::size_t>(n));

@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <pwd.h>
+#include <signal.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -71,6 +72,26 @@ std::string read_file(const std::string& path) {
   return s.str();
 }
 
+// The postmaster (first line of postmaster.pid) and its children.
+std::vector<pid_t> cluster_processes(const std::string& data_dir) {
+  std::vector<pid_t> pids;
+  std::ifstream pidfile(data_dir + "/postmaster.pid");
+  pid_t postmaster = 0;
+  if (!(pidfile >> postmaster)) return pids;
+  pids.push_back(postmaster);
+  for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
+    std::ifstream stat(entry.path() / "stat");
+    std::string line;
+    if (!std::getline(stat, line)) continue;
+    // pid (comm) state ppid ...: comm may hold spaces, so parse after the last ')'.
+    std::istringstream rest(line.substr(line.rfind(')') + 1));
+    char state = 0;
+    pid_t parent = 0;
+    if (rest >> state >> parent && parent == postmaster) pids.push_back(std::stoi(entry.path().filename()));
+  }
+  return pids;
+}
+
 }  // namespace
 
 ThrowawayPostgres::ThrowawayPostgres() {
@@ -128,6 +149,14 @@ void ThrowawayPostgres::start() {
 void ThrowawayPostgres::stop() {
   pg_ctl("stop");
   running_ = false;
+}
+
+void ThrowawayPostgres::freeze() {
+  for (pid_t pid : cluster_processes(dir_ + "/data")) ::kill(pid, SIGSTOP);
+}
+
+void ThrowawayPostgres::thaw() {
+  for (pid_t pid : cluster_processes(dir_ + "/data")) ::kill(pid, SIGCONT);
 }
 
 std::string ThrowawayPostgres::url() const {

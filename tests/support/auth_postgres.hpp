@@ -22,6 +22,10 @@ class ThrowawayPostgres {
   // pg_ctl start on the same port; returns once it accepts connections.
   void start();
   bool running() const noexcept { return running_; }
+  // SIGSTOP / SIGCONT to every process of the cluster: a database that accepts TCP
+  // connections but never answers, like one behind a network partition.
+  void freeze();
+  void thaw();
 
   // A libpq URL of the `postgres` database (TestDatabase creates its own beside it).
   std::string url() const;

@@ -43,6 +43,7 @@ class DatabaseOutage : public AuthTest {
 
   // Every test leaves the cluster running for the next one (and for dropping its database).
   void TearDown() override {
+    postgres().thaw();
     if (!postgres().running()) postgres().start();
   }
 
@@ -171,6 +172,37 @@ TEST_F(DatabaseOutage, NoConnectionLeaksAfterAHundredReconnects) {
   // The server closes its side of the test's connections when it reads their end.
   EXPECT_TRUE(wait_until([&] { return server().open_fds() == fds_before; }, 5s))
       << server().open_fds() << " open descriptors, " << fds_before << " before";
+}
+
+// A database that keeps its connections open but never answers (frozen, or behind a
+// network partition) must not hold requests for an unbounded time either: a statement
+// gets STOREAPI_DB_TIMEOUT_MS from the database itself, and the server gives up on a
+// connection whose answer is overdue by a second more.
+TEST_F(DatabaseOutage, FrozenDatabaseAnswers503OnceTheTimeoutPassed) {
+  auto store = db_.create_store();
+  auto key = create_key(store.id);
+  server_.reset();
+  server_ = std::make_unique<AuthServer>(AuthServerOptions{db_.url(), 2, 2, {{"STOREAPI_DB_TIMEOUT_MS", "1000"}}});
+  ASSERT_TRUE(wait_connected());
+
+  postgres().freeze();
+  const auto frozen = Clock::now();
+  HttpReply r = get("/v1/store", bearer(key.key));
+  const auto took = Clock::now() - frozen;
+  expect_error(r, 503, "api_error", "service_unavailable");
+  EXPECT_GE(took, 1s);  // not before the database had its chance
+  EXPECT_LE(took, 10s) << std::chrono::duration<double>(took).count() << " s";
+  // Each pooled connection gives up when a request finds it unanswered; once all have,
+  // the answer comes at once (they are reconnecting), and readiness says so.
+  EXPECT_TRUE(wait_until([&] {
+    auto sent = Clock::now();
+    return all_answer("/v1/store", bearer(key.key), 503) && Clock::now() - sent < 8 * kUnavailableWithin;
+  }));
+  EXPECT_TRUE(all_answer("/readyz", {}, 503));
+
+  postgres().thaw();
+  EXPECT_TRUE(wait_until([&] { return all_answer("/v1/store", bearer(key.key), 200); })) << server().log();
+  EXPECT_TRUE(all_answer("/readyz", {}, 200));
 }
 
 class DatabaseDownAtStart : public DatabaseOutage {
