@@ -3,6 +3,8 @@
 #include "integration/auth/auth_fixture.hpp"
 
 #include "common/crypto.hpp"
+#include "common/time.hpp"
+#include "support/auth_wait.hpp"
 
 namespace storeapi::testing {
 namespace {
@@ -74,6 +76,17 @@ TEST_F(AuthErrors, KeyPastItsExpiryIsExpiredApiKey) {
   HttpReply r = get("/v1/store", bearer(key.key));
   expect_error(r, 401, "authentication_error", "expired_api_key");
   expect_no_rate_headers(r);
+}
+
+TEST_F(AuthErrors, KeyExpiringWhileCachedIsRefusedOnceItsTimePassed) {
+  auto store = db_.create_store();
+  const timefmt::Micros expiry = timefmt::now_micros() + 3'000'000;
+  auto key = create_key(store.id, "full", "", timefmt::format_ms_utc(expiry));
+  auto connections = warm_on_every_core(key.key);
+  // No invalidation announces an expiry: each core checks it on every request.
+  EXPECT_TRUE(wait_until([&] { return timefmt::now_micros() > expiry + 1'000; }, std::chrono::seconds(10)));
+  for (auto& c : connections)
+    expect_error(c.get("/v1/store", bearer(key.key)), 401, "authentication_error", "expired_api_key");
 }
 
 TEST_F(AuthErrors, FreeStoreIsPlanRequiredWithoutRateLimitHeaders) {
