@@ -83,18 +83,19 @@ runtime::task<void> PgConnection::drive() {
       close_and_fail_inflight();
       continue;
     }
-    // Idle, it still wakes once a reply timeout, so a unit sent meanwhile is watched
-    // without waking the driver on every submit.
-    const auto overdue_at =
-        (head_ ? head_->sent_at : runtime::Clock::now()) + pool_.options().statement_timeout + kReplyMargin;
-    const runtime::Deadline deadline = runtime::Deadline::at(overdue_at);
+    // The oldest unit's answer is due within the reply window. Idle, the driver still
+    // wakes once a window, so a unit sent meanwhile is watched without waking it on
+    // every submit.
+    const auto reply_window = pool_.options().statement_timeout + kReplyMargin;
+    const runtime::Deadline deadline =
+        runtime::Deadline::at((head_ ? head_->sent_at : runtime::Clock::now()) + reply_window);
     runtime::Poll op(PQsocket(conn_), POLLIN | (want_write_ ? POLLOUT : 0), &deadline);
     polling_ = &op;
     int events = co_await op;
     polling_ = nullptr;
     if (events == -ECANCELED) {
       // The deadline, or woken to poll for something else or to close.
-      if (head_ && runtime::Clock::now() >= head_->sent_at + pool_.options().statement_timeout + kReplyMargin) {
+      if (head_ && runtime::Clock::now() >= head_->sent_at + reply_window) {
         last_error_ = "no answer from the database within the statement timeout";
         broken_ = true;
       }
