@@ -1,6 +1,7 @@
 #include "admin/commands.hpp"
 
 #include "admin/args.hpp"
+#include "admin/confirmations.hpp"
 #include "admin/database.hpp"
 #include "admin/errors.hpp"
 #include "admin/json.hpp"
@@ -14,6 +15,7 @@
 #include "admin/webhook_deliveries.hpp"
 #include "admin/webhooks.hpp"
 
+#include <optional>
 #include <vector>
 
 namespace storeapi::admin {
@@ -25,6 +27,8 @@ struct Command {
   const char* name;  // the command words
   FlagSpec flags;
   Handler handler;
+  // Changes what a key may do: returns only once the running servers applied it.
+  bool waits_for_servers = false;
 };
 
 // Runs `body` in one transaction that commits only if it returns normally.
@@ -156,11 +160,11 @@ const std::vector<Command>& commands() {
   static const std::vector<Command> table = {
       {"migrate", {}, cmd_migrate},
       {"store create", {{"name", "slug", "currency", "plan", "owner-email"}, {"locale", "url"}}, cmd_store_create},
-      {"store set-plan", {{"store", "plan"}, {}}, cmd_store_set_plan},
-      {"store set-rate-limit", {{"store", "rpm"}, {}}, cmd_store_set_rate_limit},
+      {"store set-plan", {{"store", "plan"}, {}}, cmd_store_set_plan, true},
+      {"store set-rate-limit", {{"store", "rpm"}, {}}, cmd_store_set_rate_limit, true},
       {"staff add", {{"store", "email"}, {"access"}}, cmd_staff_add},
-      {"key create", {{"store", "name", "access"}, {"scopes", "expires", "by"}}, cmd_key_create},
-      {"key revoke", {{"key"}, {}}, cmd_key_revoke},
+      {"key create", {{"store", "name", "access"}, {"scopes", "expires", "by"}}, cmd_key_create, true},
+      {"key revoke", {{"key"}, {}}, cmd_key_revoke, true},
       {"key list", {{"store"}, {}}, cmd_key_list},
       {"stock history", {{"store", "variant"}, {}}, cmd_stock_history},
       {"webhook add", {{"store", "url"}, {"events"}}, cmd_webhook_add},
@@ -216,8 +220,14 @@ int run(std::span<const std::string> args, std::ostream& out, std::ostream& err)
     spec.optional.push_back("database-url");
     Flags flags(args.subspan(words), spec);
     auto conn = connect(database_url(flags.find("database-url")));
+    std::optional<ServerConfirmations> confirmations;
+    if (command->waits_for_servers) confirmations.emplace(*conn);
     JsonWriter json;
     command->handler(json, *conn, flags);
+    // The change is committed; a server that stays silent applies it within its cache TTL.
+    if (std::size_t late = confirmations ? confirmations->wait() : 0)
+      err << "storeapi-admin: warning: " << late
+          << " server confirmation(s) missing after 2 s; the change reaches those servers within 60 s\n";
     out << json.str() << '\n';
     return 0;
   } catch (const UsageError& e) {

@@ -2,6 +2,8 @@
 
 #include "api/endpoints.hpp"
 #include "api/statements.hpp"
+#include "auth/invalidation.hpp"
+#include "runtime/spawn.hpp"
 
 namespace storeapi::api {
 namespace {
@@ -10,6 +12,7 @@ db::PoolOptions pool_options(const app::Config& config) {
   db::PoolOptions o;
   o.url = config.database_url;
   o.connections = config.db_conns_per_thread;
+  o.statement_timeout = config.db_timeout;
   return o;
 }
 
@@ -52,6 +55,10 @@ Application::Application(const app::Config& config, auth::RateLimiter& limiter)
       services_{config_, pool_, body_parser_} {}
 
 void Application::start() { pool_.start(); }
+
+void Application::confirm_invalidation(std::string payload) {
+  runtime::spawn(auth::confirm_invalidation(pool_, std::move(payload)));
+}
 
 runtime::task<void> Application::handle(const http::Request& req, http::Response& res) {
   http::Match match = http::match(req.method, req.path);

@@ -22,6 +22,9 @@ class Application final : public http::Handler {
   void start();
   // A NOTIFY payload from storeapi_invalidate (or "*").
   void invalidate(std::string_view payload) { keys_.invalidate(payload); }
+  // Tells whoever made the change that every core of this server applied `payload`
+  // (called on the core that applied it last).
+  void confirm_invalidation(std::string payload);
 
   runtime::task<void> handle(const http::Request& req, http::Response& res) override;
   void reject(http::Rejection why, std::string_view request_id, http::Response& res) override;

@@ -21,7 +21,8 @@ std::optional<Config> Config::from_env(std::string& error) {
       !read_number<unsigned>("STOREAPI_DB_CONNS_PER_THREAD", c.db_conns_per_thread, 1, 64, error) ||
       !read_millis("STOREAPI_REQUEST_TIMEOUT_MS", c.request_timeout, error) ||
       !read_millis("STOREAPI_IDLE_TIMEOUT_MS", c.idle_timeout, error) ||
-      !read_millis("STOREAPI_SHUTDOWN_GRACE_MS", c.shutdown_grace, error))
+      !read_millis("STOREAPI_SHUTDOWN_GRACE_MS", c.shutdown_grace, error) ||
+      !read_millis("STOREAPI_DB_TIMEOUT_MS", c.db_timeout, error))
     return std::nullopt;
   if (const char* v = get("STOREAPI_ACCESS_LOG")) {
     std::string_view s(v);

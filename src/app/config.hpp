@@ -20,6 +20,9 @@ struct Config {
   std::chrono::milliseconds shutdown_grace{9'000};    // STOREAPI_SHUTDOWN_GRACE_MS
   std::string database_url;                       // STOREAPI_DATABASE_URL
   unsigned db_conns_per_thread = 2;               // STOREAPI_DB_CONNS_PER_THREAD
+  // STOREAPI_DB_TIMEOUT_MS: the database's statement_timeout; an answer overdue by a
+  // second more counts the connection as lost (db::PoolOptions::statement_timeout).
+  std::chrono::milliseconds db_timeout{10'000};
   std::string secret;                             // STOREAPI_SECRET (generated when unset)
   bool secret_generated = false;
 

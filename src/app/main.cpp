@@ -1,6 +1,7 @@
 // storeapi: the Store Commerce API server. Configuration comes from the environment
 // (see app/config.hpp and README). One pinned thread per core, each with its own
 // io_uring, listener (SO_REUSEPORT), connections and database connections.
+#include <atomic>
 #include <csignal>
 #include <future>
 #include <cstdio>
@@ -9,6 +10,7 @@
 
 #include "api/application.hpp"
 #include "app/config.hpp"
+#include "auth/invalidation.hpp"
 #include "auth/rate_limiter.hpp"
 #include "db/listener.hpp"
 #include "runtime/io.hpp"
@@ -96,10 +98,15 @@ int main() {
     std::fprintf(stderr, "storeapi: start failed: %s\n", e.what());
     return 1;
   }
-  // One LISTEN connection, on core 0, fans invalidations out to every core's key cache.
+  // One LISTEN connection, on core 0, fans invalidations out to every core's key cache;
+  // the core that applies one last confirms it (auth/invalidation.hpp).
   db::Listener listener(config->database_url, kInvalidateChannel, [&](std::string_view payload) {
-    cores->post_all([&cores_state, p = std::string(payload)](runtime::Reactor& r) {
-      cores_state[r.index()].application->invalidate(p);
+    if (auth::is_confirmation(payload)) return;
+    auto pending = std::make_shared<std::atomic<unsigned>>(config->threads);
+    cores->post_all([&cores_state, p = std::string(payload), pending](runtime::Reactor& r) {
+      api::Application& application = *cores_state[r.index()].application;
+      application.invalidate(p);
+      if (pending->fetch_sub(1) == 1) application.confirm_invalidation(p);
     });
   });
   cores->post_to(0, [&] {

@@ -35,6 +35,7 @@ const db::Statement kKeyByHash{
 
 runtime::task<const KeyRecord*> Authenticator::load(const crypto::Sha256& hash, bool& unavailable) {
   std::string hex = crypto::hex(hash);
+  const std::uint64_t generation = cache_.generation();
   db::Unit unit;
   unit.add(kKeyByHash, {std::string_view(hex)});
   if (co_await pool_.run(unit) != db::Outcome::done || !unit.result(0).ok()) {
@@ -44,7 +45,7 @@ runtime::task<const KeyRecord*> Authenticator::load(const crypto::Sha256& hash, 
   const db::Result& r = unit.result(0);
   auto now = KeyCache::Clock::now();
   if (r.rows() == 0) {
-    cache_.insert_unknown(hash, now);
+    cache_.insert_unknown(hash, now, generation);
     co_return nullptr;
   }
   KeyRecord record;
@@ -70,7 +71,7 @@ runtime::task<const KeyRecord*> Authenticator::load(const crypto::Sha256& hash, 
       .expires_at = record.expires_at,
   });
   record.bucket = limiter_.bucket(record.store_id);
-  co_return &cache_.insert(hash, std::move(record), now);
+  co_return &cache_.insert(hash, std::move(record), now, generation);
 }
 
 runtime::task<AuthResult> Authenticator::authenticate(const http::Request& req) {

@@ -60,7 +60,8 @@ class Authenticator {
   runtime::task<AuthResult> authenticate(const http::Request& req);
 
  private:
-  // Fills the cache from the database; nullptr when the key is unknown. Sets
+  // Fills the cache from the database (unless an invalidation arrived meanwhile, see
+  // KeyCache::generation); nullptr when the key is unknown. Sets
   // `unavailable` when the database could not answer.
   runtime::task<const KeyRecord*> load(const crypto::Sha256& hash, bool& unavailable);
 

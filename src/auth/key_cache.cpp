@@ -58,21 +58,26 @@ bool KeyCache::known_unknown(const Hash& hash, Clock::time_point now) {
   return true;
 }
 
-const KeyRecord& KeyCache::insert(const Hash& hash, KeyRecord record, Clock::time_point now) {
+const KeyRecord& KeyCache::insert(const Hash& hash, KeyRecord record, Clock::time_point now,
+                                  std::uint64_t looked_up_at) {
   make_room(entries_, options_.max_entries, now, [](const Entry& e) { return e.expires; });
   unknown_.erase(hash);
   Entry& e = entries_[hash];
   e.record = std::move(record);
-  e.expires = now + options_.ttl;
+  // A stale answer is stored already expired: the caller uses it at once, and the next
+  // find() drops it.
+  e.expires = looked_up_at == generation_ ? now + options_.ttl : now;
   return e.record;
 }
 
-void KeyCache::insert_unknown(const Hash& hash, Clock::time_point now) {
+void KeyCache::insert_unknown(const Hash& hash, Clock::time_point now, std::uint64_t looked_up_at) {
+  if (looked_up_at != generation_) return;
   make_room(unknown_, options_.max_negative, now, [](Clock::time_point t) { return t; });
   unknown_[hash] = now + options_.negative_ttl;
 }
 
 void KeyCache::invalidate(std::string_view payload) {
+  ++generation_;
   if (payload == "*") {
     entries_.clear();
     unknown_.clear();

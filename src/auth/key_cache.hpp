@@ -50,8 +50,15 @@ class KeyCache {
   const KeyRecord* find(const Hash& hash, Clock::time_point now);
   bool known_unknown(const Hash& hash, Clock::time_point now);
 
-  const KeyRecord& insert(const Hash& hash, KeyRecord record, Clock::time_point now);
-  void insert_unknown(const Hash& hash, Clock::time_point now);
+  // Counts invalidations. A lookup notes it before asking the database and passes it to
+  // insert: if an invalidation arrived meanwhile, the answer may predate the change it
+  // announced, so it serves the request that asked but is not kept.
+  std::uint64_t generation() const noexcept { return generation_; }
+
+  // The record, valid until the caller next suspends; cached unless invalidated since
+  // `looked_up_at` (a generation()).
+  const KeyRecord& insert(const Hash& hash, KeyRecord record, Clock::time_point now, std::uint64_t looked_up_at);
+  void insert_unknown(const Hash& hash, Clock::time_point now, std::uint64_t looked_up_at);
 
   // Invalidation payloads: "key:<sha256 hex>", "store:<uuid>", or "*" (everything, e.g.
   // after the notification connection was lost and messages may have been missed).
@@ -70,6 +77,7 @@ class KeyCache {
   KeyCacheOptions options_;
   std::unordered_map<Hash, Entry, HashOfHash> entries_;
   std::unordered_map<Hash, Clock::time_point, HashOfHash> unknown_;
+  std::uint64_t generation_ = 0;
 };
 
 }  // namespace storeapi::auth

@@ -9,7 +9,9 @@ namespace {
 
 // Session settings every query relies on: UTC timestamps in ISO form, and a bound on any
 // one statement so a stuck query cannot hold a request forever.
-constexpr const char* kSessionOptions = "-c TimeZone=UTC -c DateStyle=ISO -c statement_timeout=10000";
+std::string session_options(std::chrono::milliseconds statement_timeout) {
+  return "-c TimeZone=UTC -c DateStyle=ISO -c statement_timeout=" + std::to_string(statement_timeout.count());
+}
 
 }  // namespace
 
@@ -26,9 +28,11 @@ runtime::task<bool> await_socket(PGconn* conn, unsigned mask, const runtime::Dea
   co_return events > 0;
 }
 
-runtime::task<PGconn*> connect(const std::string& url, const runtime::Deadline& deadline, std::string& error) {
+runtime::task<PGconn*> connect(const std::string& url, std::chrono::milliseconds statement_timeout,
+                               const runtime::Deadline& deadline, std::string& error) {
+  const std::string options = session_options(statement_timeout);
   const char* keys[] = {"dbname", "options", "application_name", "client_encoding", nullptr};
-  const char* values[] = {url.c_str(), kSessionOptions, "storeapi", "UTF8", nullptr};
+  const char* values[] = {url.c_str(), options.c_str(), "storeapi", "UTF8", nullptr};
   PGconn* conn = PQconnectStartParams(keys, values, 1);
   if (!conn) {
     error = "out of memory";

@@ -3,6 +3,7 @@
 // PQconnectPoll driven by io_uring polls until it is up or the deadline passed.
 #include <libpq-fe.h>
 
+#include <chrono>
 #include <string>
 
 #include "runtime/io.hpp"
@@ -13,10 +14,11 @@ namespace storeapi::db {
 // Waits until the connection's socket is ready for `mask`; false on deadline or error.
 runtime::task<bool> await_socket(PGconn* conn, unsigned mask, const runtime::Deadline* deadline);
 
-// The connection, ready and in UTC/ISO session settings, or nullptr with `error` set (one
-// line). Host names are resolved by libpq synchronously: use an address or a socket path
-// in STOREAPI_DATABASE_URL when that matters.
-runtime::task<PGconn*> connect(const std::string& url, const runtime::Deadline& deadline, std::string& error);
+// The connection, ready and in UTC/ISO session settings with `statement_timeout`, or
+// nullptr with `error` set (one line). Host names are resolved by libpq synchronously: use
+// an address or a socket path in STOREAPI_DATABASE_URL when that matters.
+runtime::task<PGconn*> connect(const std::string& url, std::chrono::milliseconds statement_timeout,
+                               const runtime::Deadline& deadline, std::string& error);
 
 // libpq's multi-line messages as one line, for logs.
 std::string one_line(const char* message);

@@ -22,7 +22,7 @@ void PgConnection::start() { runtime::spawn(drive()); }
 
 runtime::task<bool> PgConnection::establish() {
   runtime::Deadline deadline = runtime::Deadline::after(pool_.options().connect_timeout);
-  conn_ = co_await connect(pool_.options().url, deadline, last_error_);
+  conn_ = co_await connect(pool_.options().url, pool_.options().statement_timeout, deadline, last_error_);
   if (!conn_) co_return false;
   if (PQenterPipelineMode(conn_) != 1) {
     last_error_ = one_line(PQerrorMessage(conn_));
@@ -83,11 +83,24 @@ runtime::task<void> PgConnection::drive() {
       close_and_fail_inflight();
       continue;
     }
-    runtime::Poll op(PQsocket(conn_), POLLIN | (want_write_ ? POLLOUT : 0));
+    // The oldest unit's answer is due within the reply window. Idle, the driver still
+    // wakes once a window, so a unit sent meanwhile is watched without waking it on
+    // every submit.
+    const auto reply_window = pool_.options().statement_timeout + kReplyMargin;
+    const runtime::Deadline deadline =
+        runtime::Deadline::at((head_ ? head_->sent_at : runtime::Clock::now()) + reply_window);
+    runtime::Poll op(PQsocket(conn_), POLLIN | (want_write_ ? POLLOUT : 0), &deadline);
     polling_ = &op;
     int events = co_await op;
     polling_ = nullptr;
-    if (events == -ECANCELED) continue;  // woken to poll for something else, or to close
+    if (events == -ECANCELED) {
+      // The deadline, or woken to poll for something else or to close.
+      if (head_ && runtime::Clock::now() >= head_->sent_at + reply_window) {
+        last_error_ = "no answer from the database within the statement timeout";
+        broken_ = true;
+      }
+      continue;
+    }
     if (events < 0) {
       broken_ = true;
       continue;
@@ -147,6 +160,7 @@ void PgConnection::finish_head(Outcome outcome) {
 void PgConnection::submit(Unit& unit) {
   unit.connection = this;
   unit.next = nullptr;
+  unit.sent_at = runtime::Clock::now();
   if (tail_) tail_->next = &unit;
   else head_ = &unit;
   tail_ = &unit;

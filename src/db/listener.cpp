@@ -16,6 +16,7 @@ namespace {
 constexpr std::chrono::milliseconds kBackoffMin{50};
 constexpr std::chrono::milliseconds kBackoffMax{2'000};
 constexpr std::chrono::milliseconds kConnectTimeout{5'000};
+constexpr std::chrono::milliseconds kStatementTimeout{10'000};  // it runs nothing but LISTEN
 
 }  // namespace
 
@@ -37,7 +38,7 @@ runtime::task<void> Listener::drive() {
 // listening.
 runtime::task<bool> Listener::listen_once() {
   std::string error;
-  PGconn* conn = co_await connect(url_, runtime::Deadline::after(kConnectTimeout), error);
+  PGconn* conn = co_await connect(url_, kStatementTimeout, runtime::Deadline::after(kConnectTimeout), error);
   if (!conn) co_return false;
   struct Finish {
     PGconn* c;

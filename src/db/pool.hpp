@@ -18,12 +18,19 @@
 
 namespace storeapi::db {
 
+// How much longer than statement_timeout an answer may take to come back.
+inline constexpr std::chrono::milliseconds kReplyMargin{1'000};
+
 struct PoolOptions {
   std::string url;
   unsigned connections = 2;
   unsigned max_inflight_per_connection = 64;
   unsigned max_queued = 1024;
   std::chrono::milliseconds connect_timeout{5'000};
+  // The database cancels a statement running longer (statement_timeout). A connection
+  // whose oldest unit has waited this plus kReplyMargin without its answer is taken for
+  // dead (a frozen server, a network partition): its units fail (503), it reconnects.
+  std::chrono::milliseconds statement_timeout{10'000};
   std::chrono::milliseconds backoff_min{50};
   std::chrono::milliseconds backoff_max{2'000};
 };

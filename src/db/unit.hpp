@@ -5,6 +5,7 @@
 // implicit transaction. Parameters are copied into the unit (NUL-terminated text), so the
 // caller's strings need not outlive add(); the unit itself lives in the awaiting
 // coroutine's frame and allocates nothing on the heap for typical requests.
+#include <chrono>
 #include <coroutine>
 #include <cstdint>
 #include <initializer_list>
@@ -74,6 +75,7 @@ class Unit {
   Unit* next = nullptr;  // intrusive queue link
   PgConnection* connection = nullptr;  // where it ran
   std::coroutine_handle<> waiter;
+  std::chrono::steady_clock::time_point sent_at{};  // when its connection sent it
   Outcome outcome_ = Outcome::done;
   std::size_t current = 0;       // statement whose results arrive next
   bool awaiting_end = false;     // a result arrived; libpq's NULL end-marker comes next

@@ -41,8 +41,8 @@ std::string with_database(const std::string& url, const std::string& database) {
   return base + "/" + database + params;
 }
 
-TestDatabase::TestDatabase(Schema schema)
-    : cluster_url_(cluster_url()), name_("storeapi_test_" + random_hex(8)), url_(with_database(cluster_url_, name_)) {
+TestDatabase::TestDatabase(Schema schema, const std::string& cluster)
+    : cluster_url_(cluster.empty() ? cluster_url() : cluster), name_("storeapi_test_" + random_hex(8)), url_(with_database(cluster_url_, name_)) {
   {
     pqxx::connection admin(cluster_url_);
     pqxx::nontransaction(admin).exec("create database " + name_);

@@ -6,6 +6,7 @@
 #include "runtime/io.hpp"
 #include "runtime/reactor.hpp"
 #include "runtime/spawn.hpp"
+#include "support/auth_reactor.hpp"
 
 #include <gtest/gtest.h>
 #include <libpq-fe.h>
@@ -19,6 +20,7 @@
 
 using namespace storeapi;
 using namespace std::chrono_literals;
+using storeapi::testing::run_on_reactor;
 
 // ASSERT_* returns, which a coroutine may not: this one co_returns instead.
 #define CO_ASSERT_TRUE(cond) \
@@ -62,19 +64,6 @@ const db::Statement kDouble{"double_it", "select $1::int8 * 2", 1};
 const db::Statement kDivide{"divide", "select 100 / $1::int", 1};
 const db::Statement kSleep{"sleep", "select pg_sleep($1::float8)::text", 1};
 const db::Statement kBackendPid{"backend_pid", "select pg_backend_pid()", 0};
-
-// Runs `body` as a coroutine on a fresh reactor on this thread until it finishes.
-void run_on_reactor(std::function<runtime::task<void>()> body) {
-  runtime::Reactor reactor(0, {});
-  struct Runner {
-    static runtime::task<void> run(std::function<runtime::task<void>()> body, runtime::Reactor* r) {
-      co_await body();
-      r->stop();
-    }
-  };
-  reactor.post([&] { runtime::spawn(Runner::run(body, &reactor)); });
-  reactor.run();
-}
 
 db::PoolOptions options(unsigned connections) {
   db::PoolOptions o;

@@ -1,0 +1,15 @@
+#include "auth/invalidation.hpp"
+
+namespace storeapi::auth {
+
+const db::Statement kConfirmInvalidation{
+    "auth_confirm_invalidation", "select pg_notify(api.config('invalidate_channel'), 'ack:' || $1)", 1};
+
+runtime::task<void> confirm_invalidation(db::Pool& pool, std::string payload) {
+  if (payload == "*") co_return;
+  db::Unit unit;
+  unit.add(kConfirmInvalidation, {std::string_view(payload)});
+  co_await pool.run(unit);
+}
+
+}  // namespace storeapi::auth

@@ -1,0 +1,166 @@
+#include "support/auth_postgres.hpp"
+
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <pwd.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+#include <vector>
+
+namespace storeapi::testing {
+namespace {
+
+const std::string kBin = "/usr/lib/postgresql/15/bin/";
+
+bool as_root() { return ::geteuid() == 0; }
+
+std::string db_user() {
+  if (as_root()) return "postgres";
+  const passwd* pw = ::getpwuid(::geteuid());
+  return pw ? pw->pw_name : "postgres";
+}
+
+// A loopback port nobody listens on right now.
+std::uint16_t free_port() {
+  int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t len = sizeof addr;
+  if (::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 ||
+      ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) != 0) {
+    ::close(fd);
+    throw std::runtime_error("could not pick a free port");
+  }
+  ::close(fd);
+  return ntohs(addr.sin_port);
+}
+
+// Runs a PostgreSQL program (as `postgres` when root), its output appended to `log`.
+int run(std::vector<std::string> argv, const std::string& log) {
+  if (as_root()) argv.insert(argv.begin(), {"/usr/sbin/runuser", "-u", "postgres", "--"});
+  std::vector<char*> args;
+  for (auto& a : argv) args.push_back(a.data());
+  args.push_back(nullptr);
+  int out = ::open(log.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  pid_t pid = ::fork();
+  if (pid < 0) throw std::runtime_error("fork failed");
+  if (pid == 0) {
+    ::dup2(out, STDOUT_FILENO);
+    ::dup2(out, STDERR_FILENO);
+    ::execv(args[0], args.data());
+    ::_exit(127);
+  }
+  ::close(out);
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// The postmaster (first line of postmaster.pid) and its children.
+std::vector<pid_t> cluster_processes(const std::string& data_dir) {
+  std::vector<pid_t> pids;
+  std::ifstream pidfile(data_dir + "/postmaster.pid");
+  pid_t postmaster = 0;
+  if (!(pidfile >> postmaster)) return pids;
+  pids.push_back(postmaster);
+  for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
+    std::ifstream stat(entry.path() / "stat");
+    std::string line;
+    if (!std::getline(stat, line)) continue;
+    // pid (comm) state ppid ...: comm may hold spaces, so parse after the last ')'.
+    std::istringstream rest(line.substr(line.rfind(')') + 1));
+    char state = 0;
+    pid_t parent = 0;
+    if (rest >> state >> parent && parent == postmaster) pids.push_back(std::stoi(entry.path().filename()));
+  }
+  return pids;
+}
+
+}  // namespace
+
+ThrowawayPostgres::ThrowawayPostgres() {
+  char dir_template[] = "/tmp/storeapi-test-pg-XXXXXX";
+  if (!::mkdtemp(dir_template)) throw std::runtime_error("mkdtemp failed");
+  dir_ = dir_template;
+  if (as_root()) {
+    const passwd* pw = ::getpwnam("postgres");
+    if (!pw || ::chown(dir_.c_str(), pw->pw_uid, pw->pw_gid) != 0)
+      throw std::runtime_error("cannot hand " + dir_ + " to the postgres user");
+  }
+  port_ = free_port();
+  std::string log = dir_ + "/commands.log";
+  if (run({kBin + "initdb", "-D", dir_ + "/data", "-U", db_user(), "--auth=trust", "-E", "UTF8",
+           "--locale=C.UTF-8", "--no-sync"},
+          log) != 0)
+    throw std::runtime_error("initdb failed:\n" + read_file(log));
+  // The server's own settings: loopback only, its socket in its directory, durability off
+  // (nothing here must survive a crash), few resources.
+  std::ofstream conf(dir_ + "/data/postgresql.conf", std::ios::app);
+  conf << "listen_addresses = '127.0.0.1'\n"
+       << "port = " << port_ << "\n"
+       << "unix_socket_directories = '" << dir_ << "'\n"
+       << "fsync = off\nsynchronous_commit = off\nfull_page_writes = off\n"
+       << "max_connections = 100\nshared_buffers = 32MB\n";
+  conf.close();
+  start();
+}
+
+ThrowawayPostgres::~ThrowawayPostgres() {
+  try {
+    if (running_) stop();
+  } catch (const std::exception&) {
+    // Best effort: the directory goes anyway.
+  }
+  std::error_code ignored;
+  std::filesystem::remove_all(dir_, ignored);
+}
+
+void ThrowawayPostgres::pg_ctl(const std::string& action) {
+  std::string log = dir_ + "/commands.log";
+  std::vector<std::string> argv{kBin + "pg_ctl", "-D", dir_ + "/data", "-w", "-t", "60"};
+  if (action == "start") argv.insert(argv.end(), {"-l", dir_ + "/server.log"});
+  if (action == "stop") argv.insert(argv.end(), {"-m", "fast"});
+  argv.push_back(action);
+  if (run(argv, log) != 0)
+    throw std::runtime_error("pg_ctl " + action + " failed:\n" + read_file(log) + read_file(dir_ + "/server.log"));
+}
+
+void ThrowawayPostgres::start() {
+  pg_ctl("start");
+  running_ = true;
+}
+
+void ThrowawayPostgres::stop() {
+  pg_ctl("stop");
+  running_ = false;
+}
+
+void ThrowawayPostgres::freeze() {
+  for (pid_t pid : cluster_processes(dir_ + "/data")) ::kill(pid, SIGSTOP);
+}
+
+void ThrowawayPostgres::thaw() {
+  for (pid_t pid : cluster_processes(dir_ + "/data")) ::kill(pid, SIGCONT);
+}
+
+std::string ThrowawayPostgres::url() const {
+  return "postgresql://" + db_user() + "@127.0.0.1:" + std::to_string(port_) + "/postgres";
+}
+
+}  // namespace storeapi::testing

@@ -1,0 +1,41 @@
+#pragma once
+// A PostgreSQL 15 cluster of the test's own, in a temporary directory on a free loopback
+// port, for tests that stop and start the database under a running server: stopping the
+// shared cluster of tools/test would fail every other test running beside them. As root
+// it runs as the `postgres` user (like tools/dev-db); trust authentication, fsync off.
+#include <cstdint>
+#include <string>
+
+namespace storeapi::testing {
+
+class ThrowawayPostgres {
+ public:
+  // initdb and start; throws (with the server log) when that fails.
+  ThrowawayPostgres();
+  // Stops the cluster and removes its directory.
+  ~ThrowawayPostgres();
+  ThrowawayPostgres(const ThrowawayPostgres&) = delete;
+  ThrowawayPostgres& operator=(const ThrowawayPostgres&) = delete;
+
+  // pg_ctl stop -m fast: sessions are terminated, returns once the server is down.
+  void stop();
+  // pg_ctl start on the same port; returns once it accepts connections.
+  void start();
+  bool running() const noexcept { return running_; }
+  // SIGSTOP / SIGCONT to every process of the cluster: a database that accepts TCP
+  // connections but never answers, like one behind a network partition.
+  void freeze();
+  void thaw();
+
+  // A libpq URL of the `postgres` database (TestDatabase creates its own beside it).
+  std::string url() const;
+
+ private:
+  void pg_ctl(const std::string& action);
+
+  std::string dir_;
+  std::uint16_t port_ = 0;
+  bool running_ = false;
+};
+
+}  // namespace storeapi::testing
