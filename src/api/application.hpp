@@ -20,6 +20,8 @@ class Application final : public http::Handler {
 
   // On the owning core's thread, inside its reactor: connects the database pool.
   void start();
+  // On one core only: the periodic purge of expired idempotency keys.
+  void start_idempotency_purge();
   // A NOTIFY payload from storeapi_invalidate (or "*").
   void invalidate(std::string_view payload) { keys_.invalidate(payload); }
 

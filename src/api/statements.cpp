@@ -2,6 +2,8 @@
 
 #include <vector>
 
+#include "api/idempotency.hpp"
+#include "api/write_statements.hpp"
 #include "auth/authenticator.hpp"
 
 namespace storeapi::api {
@@ -9,6 +11,15 @@ namespace storeapi::api {
 std::span<const db::Statement> statements() {
   static const std::vector<db::Statement> all{
       auth::kKeyByHash,
+      kTakeIdempotencyKey,
+      kStoreRejection,
+      kReleaseIdempotencyKey,
+      kPurgeIdempotencyKeys,
+      kFulfillOrder,
+      kAcceptBooking,
+      kCancelBooking,
+      kUpdateVariant,
+      kChangeStock,
   };
   return all;
 }
