@@ -51,7 +51,8 @@ Application::Application(const app::Config& config, auth::RateLimiter& limiter)
     : config_(config),
       pool_(pool_options(config), statements()),
       authenticator_(pool_, keys_, limiter),
-      services_{config_, pool_, body_parser_} {}
+      dispatcher_wake_(pool_),
+      services_{config_, pool_, body_parser_, dispatcher_wake_} {}
 
 void Application::start() { pool_.start(); }
 

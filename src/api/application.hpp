@@ -37,6 +37,7 @@ class Application final : public http::Handler {
   auth::KeyCache keys_;
   auth::Authenticator authenticator_;
   json::BodyParser body_parser_;
+  DispatcherWake dispatcher_wake_;
   Services services_;
 };
 

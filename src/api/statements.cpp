@@ -2,6 +2,7 @@
 
 #include <vector>
 
+#include "api/dispatcher_wake.hpp"
 #include "api/idempotency.hpp"
 #include "api/write_statements.hpp"
 #include "auth/authenticator.hpp"
@@ -20,6 +21,7 @@ std::span<const db::Statement> statements() {
       kCancelBooking,
       kUpdateVariant,
       kChangeStock,
+      kWakeDispatchers,
   };
   return all;
 }

@@ -123,7 +123,10 @@ runtime::task<void> finish(Context& ctx, db::Unit& unit, const IdempotencyKey& k
     fail(ctx, ErrorCode::idempotency_in_progress);
     co_return;
   }
-  answer(ctx, written.int64(0, 0), written.text(0, 1));
+  const std::int64_t status = written.int64(0, 0);
+  // A write that ran and succeeded has committed outbox rows (or, rarely, changed nothing).
+  if (status == 200) ctx.services.dispatcher_wake.wake();
+  answer(ctx, status, written.text(0, 1));
 }
 
 // A rejection is answered, and stored under the key when the request has a valid one

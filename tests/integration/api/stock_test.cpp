@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "seeded_server.hpp"
+#include "support/poll.hpp"
 
 using namespace storeapi::testing;
 
@@ -92,6 +93,25 @@ TEST_F(Stock, SetStartsTrackingAndIsRecordedEvenWithoutChange) {
 
   ASSERT_EQ(post(R"({"mode":"set","quantity":0})").status, 200);
   EXPECT_EQ(stock(), "0");
+}
+
+// Counts NOTIFYs on the dispatchers' channel.
+class WakeUps : public pqxx::notification_receiver {
+ public:
+  explicit WakeUps(pqxx::connection_base& c) : pqxx::notification_receiver(c, "storeapi_events") {}
+  void operator()(const std::string&, int) override { ++count; }
+  int count = 0;
+};
+
+TEST_F(Stock, AChangeWakesTheDispatchers) {
+  pick(5, 1);
+  auto conn = env->database().connect();
+  WakeUps wake_ups(*conn);
+  ASSERT_EQ(post(R"({"mode":"adjust","quantity":1})").status, 200);
+  EXPECT_TRUE(eventually([&] {
+    conn->get_notifs();
+    return wake_ups.count > 0;
+  }));
 }
 
 TEST_F(Stock, NeverBelowZero) {
