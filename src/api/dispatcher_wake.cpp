@@ -1,5 +1,6 @@
 #include "api/dispatcher_wake.hpp"
 
+#include "runtime/io.hpp"
 #include "runtime/spawn.hpp"
 
 namespace storeapi::api {
@@ -19,6 +20,7 @@ runtime::task<void> DispatcherWake::send() {
     db::Unit unit;
     unit.add(kWakeDispatchers, {});
     co_await pool_.run(unit);  // a failure loses one wake-up; the dispatchers' polling covers it
+    co_await runtime::sleep_for(kMinInterval);
   }
   sending_ = false;
 }
