@@ -1,8 +1,10 @@
 #include "api/application.hpp"
 
 #include "api/endpoints.hpp"
+#include "api/idempotency.hpp"
 #include "api/statements.hpp"
 #include "auth/invalidation.hpp"
+
 #include "runtime/spawn.hpp"
 
 namespace storeapi::api {
@@ -52,13 +54,16 @@ Application::Application(const app::Config& config, auth::RateLimiter& limiter)
     : config_(config),
       pool_(pool_options(config), statements()),
       authenticator_(pool_, keys_, limiter),
-      services_{config_, pool_, body_parser_} {}
+      dispatcher_wake_(pool_),
+      services_{config_, pool_, body_parser_, dispatcher_wake_} {}
 
 void Application::start() { pool_.start(); }
 
 void Application::confirm_invalidation(std::string payload) {
   runtime::spawn(auth::confirm_invalidation(pool_, std::move(payload)));
 }
+
+void Application::start_idempotency_purge() { runtime::spawn(purge_idempotency_keys(pool_)); }
 
 runtime::task<void> Application::handle(const http::Request& req, http::Response& res) {
   http::Match match = http::match(req.method, req.path);
@@ -118,6 +123,11 @@ runtime::task<void> Application::handle_v1(const http::Request& req, http::Respo
   Context ctx{req, res, auth.caller, match, services_};
   switch (match.route) {
     case http::RouteId::store_get: co_await get_store(ctx); break;
+    case http::RouteId::orders_fulfillment: co_await post_order_fulfillment(ctx); break;
+    case http::RouteId::bookings_accept: co_await post_booking_accept(ctx); break;
+    case http::RouteId::bookings_cancel: co_await post_booking_cancel(ctx); break;
+    case http::RouteId::variant_update: co_await patch_variant(ctx); break;
+    case http::RouteId::variant_stock: co_await post_variant_stock(ctx); break;
     default: fail(ctx, ErrorCode::route_not_found); break;  // endpoint still to come
   }
 }

@@ -20,6 +20,8 @@ class Application final : public http::Handler {
 
   // On the owning core's thread, inside its reactor: connects the database pool.
   void start();
+  // On one core only: the periodic purge of expired idempotency keys.
+  void start_idempotency_purge();
   // A NOTIFY payload from storeapi_invalidate (or "*").
   void invalidate(std::string_view payload) { keys_.invalidate(payload); }
   // Tells whoever made the change that every core of this server applied `payload`
@@ -38,6 +40,7 @@ class Application final : public http::Handler {
   auth::KeyCache keys_;
   auth::Authenticator authenticator_;
   json::BodyParser body_parser_;
+  DispatcherWake dispatcher_wake_;
   Services services_;
 };
 

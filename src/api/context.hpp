@@ -4,6 +4,7 @@
 #include <optional>
 #include <string_view>
 
+#include "api/dispatcher_wake.hpp"
 #include "api/errors.hpp"
 #include "app/config.hpp"
 #include "auth/authenticator.hpp"
@@ -21,6 +22,7 @@ struct Services {
   const app::Config& config;
   db::Pool& pool;
   json::BodyParser& body_parser;
+  DispatcherWake& dispatcher_wake;
 };
 
 struct Context {

@@ -8,4 +8,11 @@ namespace storeapi::api {
 
 runtime::task<void> get_store(Context& ctx);
 
+// Writes (write.hpp has what they share).
+runtime::task<void> post_order_fulfillment(Context& ctx);
+runtime::task<void> post_booking_accept(Context& ctx);
+runtime::task<void> post_booking_cancel(Context& ctx);
+runtime::task<void> patch_variant(Context& ctx);
+runtime::task<void> post_variant_stock(Context& ctx);
+
 }  // namespace storeapi::api

@@ -112,6 +112,7 @@ int main() {
   cores->post_to(0, [&] {
     listener.start();
     runtime::spawn(evict_idle_buckets(rate_limiter));
+    cores_state[0].application->start_idempotency_purge();
   });
 
   std::fprintf(stderr, "storeapi: listening on %s:%u with %u threads\n", bound.host.c_str(), bound.port,

@@ -50,3 +50,14 @@ TEST(OneOf, ExactMembershipOnly) {
   for (const char* bad : {"", "SET", "set ", "se", "adjusts"}) EXPECT_FALSE(is_one_of(bad, modes)) << bad;
   EXPECT_FALSE(is_one_of("set", std::span<const std::string_view>{}));
 }
+
+TEST(JsonMediaType, ApplicationJsonWithOptionalParameters) {
+  for (const char* ok : {"application/json", "Application/JSON", "application/json; charset=utf-8",
+                         "application/json;charset=UTF-8", " application/json ", "application/json\t; x=y"}) {
+    EXPECT_TRUE(is_json_media_type(ok)) << ok;
+  }
+  for (const char* bad : {"", "text/plain", "application/jsonx", "application/x-www-form-urlencoded",
+                          "application/json-patch+json", "application /json", "json", "; application/json"}) {
+    EXPECT_FALSE(is_json_media_type(bad)) << bad;
+  }
+}

@@ -1,0 +1,471 @@
+-- The write endpoints as SQL functions, and the idempotency keys they complete
+-- (docs/DECISIONS.md, "Writes" and "Idempotency").
+--
+-- A write is one function call in one transaction: it locks the row, checks the state,
+-- changes the row and its updated_at, and writes the stock history row, the event, the
+-- customer notification and the idempotency result. A refusal (404, 409, 422, or a 400
+-- that depends on the stored state) writes nothing but the idempotency result.
+--
+-- The server calls a write as
+--   select status, body from api.finish_write($store, $key, api.<write>(..., $key, $token))
+-- in the second segment of a pipelined unit whose first segment took the key with
+-- api.take_idempotency_key (so the key row is committed before the work starts). The
+-- write runs only while the key row is still in progress under this request's token, and
+-- finish_write completes the key row in the write's own transaction: a crash between the
+-- two segments can never run a write twice. Without an Idempotency-Key, $key and $token
+-- are null and the write just runs.
+
+-- What a write answers: the HTTP status and the body. A 200 body is the resource as the
+-- API renders it; an error body is {"code","param"[,"message"]}, which the server wraps
+-- in the error envelope with the request's own id (so a replay shows the new id).
+create type api.write_result as (status integer, body text);
+
+-- A refusal with the status of its code (src/api/errors.cpp holds the same table for the
+-- codes the server decides itself).
+create function api.rejection(code text, param text default null) returns api.write_result
+language sql immutable parallel safe as $$
+  select (case code
+            when 'resource_not_found' then 404
+            when 'parameter_invalid' then 400
+            when 'discount_exceeds_price' then 422
+            else 409 end,
+          json_build_object('code', code, 'param', param)::text)::api.write_result
+$$;
+
+-- DESIGN §2's fulfillment transitions; anything else is 409 invalid_state_transition.
+create function api.fulfillment_allows(from_status text, to_status text) returns boolean
+language sql immutable parallel safe as $$
+  select case from_status
+    when 'pending' then to_status in ('confirmed', 'processing', 'ready', 'shipped', 'fulfilled', 'canceled')
+    when 'confirmed' then to_status in ('processing', 'ready', 'shipped', 'fulfilled', 'canceled')
+    when 'processing' then to_status in ('ready', 'shipped', 'fulfilled', 'canceled')
+    when 'ready' then to_status in ('shipped', 'delivered', 'fulfilled', 'canceled')
+    when 'shipped' then to_status in ('delivered', 'returned')
+    when 'delivered' then to_status in ('fulfilled', 'returned')
+    when 'fulfilled' then to_status = 'returned'
+    else false end
+$$;
+
+------------------------------------------------------------------------------------------
+-- Idempotency keys
+
+-- Segment 1: takes the key for this request (token), or says why not. outcome:
+--   run          the key is ours: a new row, or one abandoned (in progress for over 60 s),
+--                expired (over 24 h old, not yet purged) or already ours (the pool
+--                re-ran the unit after a stale prepared plan)
+--   replay       completed earlier with the same fingerprint: response_status/_body
+--   mismatch     the key was used for another request (body or endpoint)
+--   in_progress  the first request with this key is still running
+-- The new row commits with this segment, so concurrent requests see it.
+create function api.take_idempotency_key(p_store uuid, p_key text, p_fingerprint text, p_token uuid,
+                                         out outcome text, out response_status integer, out response_body text)
+language plpgsql volatile as $$
+declare
+  k idempotency_keys;
+begin
+  -- This segment's commit need not wait for the disk: segment 2's commit, which comes
+  -- later in the WAL, waits for both. Lost in a crash, the key row only says nothing ran.
+  perform set_config('synchronous_commit', 'off', true);
+  loop
+    insert into idempotency_keys (store_id, key, fingerprint, state, owner_token, started_at)
+    values (p_store, p_key, p_fingerprint, 'in_progress', p_token, api.now_ms())
+    on conflict do nothing;
+    if found then
+      outcome := 'run';
+      return;
+    end if;
+    select * into k from idempotency_keys where store_id = p_store and key = p_key for update;
+    exit when found;  -- else it was released (a 5xx) in between: insert again
+  end loop;
+
+  if k.started_at < now() - interval '24 hours' then
+    update idempotency_keys
+       set fingerprint = p_fingerprint, state = 'in_progress', owner_token = p_token, started_at = api.now_ms(),
+           response_status = null, response_body = null, completed_at = null
+     where store_id = p_store and key = p_key;
+    outcome := 'run';
+  elsif k.fingerprint <> p_fingerprint then
+    outcome := 'mismatch';
+  elsif k.state = 'completed' then
+    outcome := 'replay';
+    response_status := k.response_status;
+    response_body := k.response_body;
+  elsif k.owner_token = p_token then
+    outcome := 'run';
+  elsif k.started_at >= now() - interval '60 seconds' then
+    outcome := 'in_progress';
+  else
+    update idempotency_keys set owner_token = p_token, started_at = api.now_ms()
+     where store_id = p_store and key = p_key;
+    outcome := 'run';
+  end if;
+end $$;
+
+-- Segment 2, first thing every write does: true when there is no key, or when the key is
+-- still in progress under this token; the row stays locked until the write commits, so
+-- no other request can take it over meanwhile.
+create function api.own_idempotency_key(p_store uuid, p_key text, p_token uuid) returns boolean
+language plpgsql volatile as $$
+begin
+  if p_key is null then
+    return true;
+  end if;
+  perform 1 from idempotency_keys
+   where store_id = p_store and key = p_key and state = 'in_progress' and owner_token = p_token
+     for update;
+  return found;
+end $$;
+
+-- Segment 2, around every write: stores the write's result under the key (when there is
+-- one) and returns it; no row when the write did not run (the key was not ours).
+create function api.finish_write(p_store uuid, p_key text, r api.write_result) returns setof api.write_result
+language plpgsql volatile as $$
+begin
+  if r.status is null then
+    return;
+  end if;
+  if p_key is not null then
+    update idempotency_keys
+       set state = 'completed', response_status = r.status, response_body = r.body, completed_at = api.now_ms()
+     where store_id = p_store and key = p_key;
+  end if;
+  return next r;
+end $$;
+
+-- A request the server refused during validation, stored under its key like any other
+-- result (the spec stores every rejection).
+create function api.reject_request(p_store uuid, p_key text, p_token uuid, p_status integer, p_body text)
+returns api.write_result
+language plpgsql volatile as $$
+begin
+  if not api.own_idempotency_key(p_store, p_key, p_token) then
+    return null;
+  end if;
+  return (p_status, p_body)::api.write_result;
+end $$;
+
+-- After a 5xx the key is released, so a retry runs for real. Only a row still in
+-- progress under this token: a completed one stays.
+create function api.release_idempotency_key(p_store uuid, p_key text, p_token uuid) returns void
+language sql volatile as $$
+  delete from idempotency_keys
+   where store_id = p_store and key = p_key and state = 'in_progress' and owner_token = p_token
+$$;
+
+-- Deletes up to p_limit keys taken over 24 h ago (completed or abandoned); returns how
+-- many. The server calls it periodically until it deletes fewer than p_limit.
+create function api.purge_idempotency_keys(p_limit integer) returns integer
+language sql volatile as $$
+  with doomed as (
+    select store_id, key from idempotency_keys
+     where started_at < now() - interval '24 hours'
+     order by started_at
+     limit p_limit
+       for update skip locked
+  ), gone as (
+    delete from idempotency_keys k using doomed d
+     where k.store_id = d.store_id and k.key = d.key
+    returning 1
+  )
+  select count(*)::integer from gone
+$$;
+
+------------------------------------------------------------------------------------------
+-- Outbox rows
+
+-- Helpers that run a query are plpgsql, not SQL: a SQL function that cannot be inlined
+-- (a FROM clause, or DML) is planned again on every call, which measured about 1-3 ms per
+-- call here, while plpgsql keeps its statements' plans for the session.
+
+-- The top-level fields of a resource whose rendering changed, with their old values, as
+-- the API renders them (updated_at included).
+create function api.previous_attributes(old_json text, new_json text) returns jsonb
+language plpgsql immutable parallel safe as $$
+declare
+  v_new jsonb := new_json::jsonb;
+begin
+  return (select coalesce(jsonb_object_agg(o.key, o.value), '{}')
+            from jsonb_each(old_json::jsonb) o
+           where o.value is distinct from (v_new -> o.key));
+end $$;
+
+-- An event in DESIGN's payload shape. The dispatchers are woken by api.wake_dispatchers
+-- after the commit, not from here (src/api/dispatcher_wake.hpp says why).
+create function api.record_event(p_store uuid, p_type text, p_object text, p_previous jsonb) returns void
+language plpgsql volatile as $$
+declare
+  v_id uuid := gen_random_uuid();
+  v_at timestamptz := api.now_ms();
+begin
+  insert into events (store_id, id, type, payload, created_at)
+  values (p_store, v_id, p_type,
+          jsonb_build_object('id', 'evt_' || replace(v_id::text, '-', ''),
+                             'object', 'event',
+                             'type', p_type,
+                             'created_at', api.ts(v_at),
+                             'store_id', p_store,
+                             'data', jsonb_build_object('object', p_object::jsonb,
+                                                        'previous_attributes', p_previous)),
+          v_at);
+end $$;
+
+-- NOTIFY storeapi_events from a transaction of its own, which need not wait for the disk.
+create function api.wake_dispatchers() returns void
+language plpgsql volatile as $$
+begin
+  perform set_config('synchronous_commit', 'off', true);
+  perform pg_notify(api.config('events_channel'), '');
+end $$;
+
+-- An e-mail to a customer in the store's locale; store_name and store_url are added to
+-- the template data. A snapshot without a usable address cannot be mailed: nothing is
+-- queued and the write goes on.
+create function api.notify_customer(p_store uuid, p_template text, p_recipient text, p_data jsonb) returns void
+language plpgsql volatile as $$
+begin
+  insert into notifications (store_id, kind, template, recipient, locale, data)
+  select s.id, 'customer', p_template, p_recipient, s.locale,
+         p_data || jsonb_build_object('store_name', s.name, 'store_url', s.url)
+    from stores s
+   where s.id = p_store and p_recipient like '%_@_%';
+end $$;
+
+-- A product as the API renders it, and an order with its line items (api.product_json(p)
+-- and api.order_json(o) of 006 in a plpgsql body, so their plans are kept).
+create function api.current_product_json(p_store uuid, p_product uuid) returns text
+language plpgsql stable as $$
+begin
+  return (select api.product_json(p, s.currency, v.variants, v.min_price, v.max_price, t.translations)
+            from products p join stores s on s.id = p.store_id,
+                 api.product_variants(p.store_id, p.id) v, api.translations_json(p.store_id, p.id) t
+           where p.store_id = p_store and p.id = p_product);
+end $$;
+
+create function api.current_order_json(o orders) returns text
+language plpgsql stable as $$
+begin
+  return (select api.order_json(o, li.line_items) from api.line_items_json(o.store_id, o.id) li);
+end $$;
+
+------------------------------------------------------------------------------------------
+-- The writes
+
+-- POST /v1/orders/{id}/fulfillment. Tracking fields left null keep their value.
+create function api.fulfill_order(p_store uuid, p_order uuid, p_status text, p_tracking_number text,
+                                  p_tracking_carrier text, p_key text, p_token uuid)
+returns api.write_result
+language plpgsql volatile as $$
+declare
+  o orders;
+  n orders;
+  v_old text;
+  v_new text;
+begin
+  if not api.own_idempotency_key(p_store, p_key, p_token) then
+    return null;
+  end if;
+  select * into o from orders where store_id = p_store and id = p_order for no key update;
+  if not found then
+    return api.rejection('resource_not_found');
+  end if;
+  if not api.fulfillment_allows(o.fulfillment_status, p_status) then
+    return api.rejection('invalid_state_transition');
+  end if;
+
+  v_old := api.current_order_json(o);
+  update orders
+     set fulfillment_status = p_status,
+         tracking_number = coalesce(p_tracking_number, tracking_number),
+         tracking_carrier = coalesce(p_tracking_carrier, tracking_carrier),
+         updated_at = api.now_ms()
+   where store_id = p_store and id = p_order
+  returning * into n;
+  v_new := api.current_order_json(n);
+
+  perform api.record_event(p_store, 'order.fulfillment_updated', v_new, api.previous_attributes(v_old, v_new));
+  perform api.notify_customer(p_store, 'order_fulfillment_updated', n.customer_email,
+    jsonb_build_object('order_id', n.id,
+                       'order_number', n.order_number,
+                       'fulfillment_status', n.fulfillment_status,
+                       'previous_fulfillment_status', o.fulfillment_status,
+                       'tracking_number', n.tracking_number,
+                       'tracking_carrier', n.tracking_carrier,
+                       'customer_name', n.customer_name));
+  return (200, v_new)::api.write_result;
+end $$;
+
+-- POST /v1/bookings/{id}/accept (p_action 'accept': only from pending or initiated) and
+-- /cancel (p_action 'cancel': from any state but canceled).
+create function api.change_booking(p_store uuid, p_booking uuid, p_action text, p_key text, p_token uuid)
+returns api.write_result
+language plpgsql volatile as $$
+declare
+  b bookings;
+  n bookings;
+  v_status text := case p_action when 'accept' then 'accepted' when 'cancel' then 'canceled' end;
+  v_old text;
+  v_new text;
+begin
+  if v_status is null then
+    raise exception 'api.change_booking: unknown action %', p_action;
+  end if;
+  if not api.own_idempotency_key(p_store, p_key, p_token) then
+    return null;
+  end if;
+  select * into b from bookings where store_id = p_store and id = p_booking for no key update;
+  if not found then
+    return api.rejection('resource_not_found');
+  end if;
+  if (p_action = 'accept' and b.status not in ('pending', 'initiated')) or b.status = 'canceled' then
+    return api.rejection('invalid_state_transition');
+  end if;
+
+  v_old := api.booking_json(b);
+  update bookings set status = v_status, updated_at = api.now_ms()
+   where store_id = p_store and id = p_booking
+  returning * into n;
+  v_new := api.booking_json(n);
+
+  perform api.record_event(p_store, 'booking.' || v_status, v_new, api.previous_attributes(v_old, v_new));
+  perform api.notify_customer(p_store, 'booking_' || v_status, n.customer_email,
+    jsonb_build_object('booking_id', n.id,
+                       'booking_date', to_char(n.booking_date, 'YYYY-MM-DD'),
+                       'booking_time', to_char(n.booking_time, 'HH24:MI'),
+                       'timezone', n.timezone,
+                       'duration_minutes', n.duration_minutes,
+                       'meeting_method', n.meeting_method,
+                       'meeting_link', n.meeting_link,
+                       'product_name', n.product_name,
+                       'customer_name', n.customer_name));
+  return (200, v_new)::api.write_result;
+end $$;
+
+-- The live variant a variant write works on, locked after its live product (every
+-- variant write of a product moves the product's updated_at, so they queue on the
+-- product row and see each other's results). All fields null when either is missing or
+-- deleted.
+create function api.lock_variant(p_store uuid, p_product uuid, p_variant uuid) returns variants
+language plpgsql volatile as $$
+declare
+  v variants;
+begin
+  perform 1 from products
+   where store_id = p_store and id = p_product and deleted_at is null
+     for no key update;
+  if found then
+    select * into v from variants
+     where store_id = p_store and id = p_variant and product_id = p_product and deleted_at is null
+       for no key update;
+  end if;
+  return v;
+end $$;
+
+-- After a variant changed: the product's updated_at moves too, and product.updated fires
+-- with the whole product. Returns the product's new rendering.
+create function api.product_changed(p_store uuid, p_product uuid, p_old_json text) returns text
+language plpgsql volatile as $$
+declare
+  v_new text;
+begin
+  update products set updated_at = api.now_ms() where store_id = p_store and id = p_product;
+  v_new := api.current_product_json(p_store, p_product);
+  perform api.record_event(p_store, 'product.updated', v_new, api.previous_attributes(p_old_json, v_new));
+  return v_new;
+end $$;
+
+-- PATCH /v1/products/{id}/variants/{variant_id}. Null p_price / p_discount_value: not
+-- sent; p_discount_type applies only when p_discount_type_sent (null then removes the
+-- discount and zeroes its value). The server has checked formats and that a sent price
+-- is above zero; the rules that depend on the stored variant are here. A request that
+-- changes nothing returns the product as it is and fires nothing.
+create function api.update_variant(p_store uuid, p_product uuid, p_variant uuid, p_price numeric,
+                                   p_discount_type_sent boolean, p_discount_type text, p_discount_value numeric,
+                                   p_key text, p_token uuid)
+returns api.write_result
+language plpgsql volatile as $$
+declare
+  v variants;
+  v_price numeric;
+  v_type text;
+  v_value numeric;
+  v_old text;
+begin
+  if not api.own_idempotency_key(p_store, p_key, p_token) then
+    return null;
+  end if;
+  v := api.lock_variant(p_store, p_product, p_variant);
+  if v.id is null then
+    return api.rejection('resource_not_found');
+  end if;
+
+  v_price := coalesce(p_price, v.price);
+  v_type := case when p_discount_type_sent then p_discount_type else v.discount_type end;
+  v_value := coalesce(p_discount_value,
+                      case when p_discount_type_sent and p_discount_type is null then 0 else v.discount_value end);
+  -- A discount needs a value above zero, and a value needs a discount.
+  if (v_type is null) <> (v_value = 0) then
+    return api.rejection('parameter_invalid', 'discount_value');
+  end if;
+  if v_type is not null and api.discounted_price(v_price, v_type, v_value) <= 0 then
+    return api.rejection('discount_exceeds_price', 'discount_value');
+  end if;
+
+  v_old := api.current_product_json(p_store, p_product);
+  if (v_price, v_type, v_value) is not distinct from (v.price, v.discount_type, v.discount_value) then
+    return (200, v_old)::api.write_result;
+  end if;
+  update variants set price = v_price, discount_type = v_type, discount_value = v_value, updated_at = api.now_ms()
+   where store_id = p_store and id = p_variant;
+  return (200, api.product_changed(p_store, p_product, v_old))::api.write_result;
+end $$;
+
+-- POST /v1/products/{id}/variants/{variant_id}/stock. mode 'set' (p_quantity >= 0,
+-- starts tracking an untracked variant) or 'adjust' (p_quantity <> 0; refused on an
+-- untracked variant, or when stock would go below zero). Every accepted request is a
+-- stock_movements row, a `set` to the current value included; only a real change moves
+-- updated_at and fires product.updated.
+create function api.change_stock(p_store uuid, p_product uuid, p_variant uuid, p_mode text, p_quantity integer,
+                                 p_note text, p_api_key uuid, p_key text, p_token uuid)
+returns api.write_result
+language plpgsql volatile as $$
+declare
+  v variants;
+  v_after bigint;
+  v_old text;
+begin
+  if not api.own_idempotency_key(p_store, p_key, p_token) then
+    return null;
+  end if;
+  v := api.lock_variant(p_store, p_product, p_variant);
+  if v.id is null then
+    return api.rejection('resource_not_found');
+  end if;
+
+  if p_mode = 'adjust' then
+    if v.stock is null then
+      return api.rejection('stock_not_tracked');
+    end if;
+    v_after := v.stock::bigint + p_quantity;
+    if v_after < 0 then
+      return api.rejection('insufficient_stock', 'quantity');
+    end if;
+    if v_after > 2147483647 then
+      return api.rejection('parameter_invalid', 'quantity');
+    end if;
+  else
+    v_after := p_quantity;
+  end if;
+
+  insert into stock_movements (store_id, variant_id, product_id, mode, quantity, delta, before, after, note,
+                               source, api_key_id)
+  values (p_store, p_variant, p_product, p_mode, p_quantity, v_after - coalesce(v.stock, 0), v.stock, v_after,
+          p_note, 'api', p_api_key);
+  if v.stock is distinct from v_after then
+    v_old := api.current_product_json(p_store, p_product);
+    update variants set stock = v_after, updated_at = api.now_ms()
+     where store_id = p_store and id = p_variant
+    returning * into v;
+    perform api.product_changed(p_store, p_product, v_old);
+  end if;
+  return (200, api.variant_json(v))::api.write_result;
+end $$;

@@ -1,0 +1,44 @@
+// POST /v1/orders/{id}/fulfillment: moves the order along DESIGN's fulfillment
+// transitions (checked in api.fulfill_order), optionally with tracking details.
+#include "api/endpoints.hpp"
+#include "api/validators.hpp"
+#include "api/write.hpp"
+#include "api/write_statements.hpp"
+
+namespace storeapi::api {
+namespace {
+
+constexpr std::string_view kFulfillmentStatuses[] = {
+    "pending", "confirmed", "processing", "ready", "shipped", "delivered", "canceled", "returned", "fulfilled",
+};
+
+constexpr json::Field kFields[] = {
+    {"fulfillment_status", json::FieldType::string, true},
+    {"tracking_number", json::FieldType::string},
+    {"tracking_carrier", json::FieldType::string},
+};
+
+std::optional<Rejection> check(FieldValues v) {
+  if (!is_one_of(v[0].text, kFulfillmentStatuses)) {
+    return Rejection{ErrorCode::parameter_invalid, kFields[0].name,
+                     "Expected one of pending, confirmed, processing, ready, shipped, delivered, canceled, "
+                     "returned, fulfilled."};
+  }
+  for (std::size_t i : {1, 2}) {
+    if (v[i].present && !length_between(v[i].text, 1, 100)) {
+      return Rejection{ErrorCode::parameter_invalid, kFields[i].name, "Expected 1 to 100 characters."};
+    }
+  }
+  return std::nullopt;
+}
+
+void add(db::Unit& unit, const Context& ctx, FieldValues v, db::Param key, db::Param token) {
+  unit.add(kFulfillOrder,
+           {ctx.caller.store(), ctx.match.id, v[0].text, optional_text(v[1]), optional_text(v[2]), key, token});
+}
+
+}  // namespace
+
+runtime::task<void> post_order_fulfillment(Context& ctx) { return run_write(ctx, {kFields, check, add}); }
+
+}  // namespace storeapi::api

@@ -1,0 +1,102 @@
+#include "api/idempotency.hpp"
+
+#include <algorithm>
+#include <chrono>
+
+#include "common/crypto.hpp"
+#include "common/uuid.hpp"
+#include "runtime/io.hpp"
+
+namespace storeapi::api {
+namespace {
+
+constexpr std::size_t kMaxKeyLength = 255;
+
+// Keys taken more than 24 h ago are deleted in batches of this size, so no single
+// statement holds many row locks or runs long.
+constexpr int kPurgeBatch = 1000;
+constexpr auto kPurgeInterval = std::chrono::minutes(5);
+
+std::string request_line(const http::Request& req) {
+  std::string text;
+  text.append(req.method_text).append(" ").append(req.path).append("\n");
+  return text;
+}
+
+}  // namespace
+
+bool is_valid_idempotency_key(std::string_view key) {
+  return !key.empty() && key.size() <= kMaxKeyLength &&
+         std::all_of(key.begin(), key.end(), [](char c) { return c >= 0x20 && c <= 0x7e; });
+}
+
+IdempotencyKey read_idempotency_key(const http::Request& req) {
+  bool present = false;
+  std::string_view value = req.header("idempotency-key", &present);
+  if (!present) return {};
+  if (!is_valid_idempotency_key(value)) return {IdempotencyKey::State::invalid, {}};
+  return {IdempotencyKey::State::valid, value};
+}
+
+std::string fingerprint(const http::Request& req, std::span<const json::Field> fields,
+                        std::span<const json::FieldValue> values) {
+  std::string text = request_line(req);
+  for (std::size_t i = 0; i < fields.size(); ++i) {
+    const json::FieldValue& v = values[i];
+    text.append(fields[i].name).append("=");
+    if (!v.present) {
+      text.append("-");
+    } else if (v.is_null) {
+      text.append("n");
+    } else if (fields[i].type == json::FieldType::int32 || fields[i].type == json::FieldType::int64) {
+      text.append("i").append(std::to_string(v.number));
+    } else {
+      text.append("s").append(std::to_string(v.text.size())).append(":").append(v.text);
+    }
+    text.append("\n");
+  }
+  return crypto::sha256_hex(text);
+}
+
+std::string raw_fingerprint(const http::Request& req) {
+  // "raw" is no field name, so this never equals a validated body's text.
+  std::string text = request_line(req);
+  text.append("raw\n").append(req.body);
+  return crypto::sha256_hex(text);
+}
+
+std::array<char, 36> new_owner_token() {
+  Uuid token;
+  crypto::random_bytes(token.bytes);
+  std::array<char, 36> text{};
+  token.write(text.data());
+  return text;
+}
+
+const db::Statement kTakeIdempotencyKey{
+    "idempotency_take",
+    "select outcome, response_status, response_body from api.take_idempotency_key($1, $2, $3, $4)", 4};
+
+const db::Statement kStoreRejection{
+    "idempotency_store_rejection",
+    "select status, body from api.finish_write($1, $2, api.reject_request($1, $2, $3, $4, $5))", 5};
+
+const db::Statement kReleaseIdempotencyKey{
+    "idempotency_release", "select api.release_idempotency_key($1, $2, $3)", 3};
+
+const db::Statement kPurgeIdempotencyKeys{
+    "idempotency_purge", "select api.purge_idempotency_keys($1)", 1};
+
+runtime::task<void> purge_idempotency_keys(db::Pool& pool) {
+  for (;;) {
+    co_await runtime::sleep_for(kPurgeInterval);
+    for (;;) {
+      db::Unit unit;
+      unit.add(kPurgeIdempotencyKeys, {kPurgeBatch});
+      if (co_await pool.run(unit) != db::Outcome::done || !unit.result(0).ok()) break;  // next round
+      if (unit.result(0).int64(0, 0) < kPurgeBatch) break;
+    }
+  }
+}
+
+}  // namespace storeapi::api

@@ -1,0 +1,77 @@
+// PATCH /v1/products/{id}/variants/{variant_id} (price and discount) and
+// POST /v1/products/{id}/variants/{variant_id}/stock. Formats are checked here; the rules
+// that depend on the stored variant (a discount needs a value and must leave a price
+// above zero; stock tracking and the floor at zero) in api.update_variant and
+// api.change_stock.
+#include "api/endpoints.hpp"
+#include "api/validators.hpp"
+#include "api/write.hpp"
+#include "api/write_statements.hpp"
+
+namespace storeapi::api {
+namespace {
+
+constexpr std::string_view kAmountMessage = "Expected a decimal amount string such as \"149.00\".";
+
+constexpr json::Field kVariantFields[] = {
+    {"price", json::FieldType::string},
+    {"discount_type", json::FieldType::string_or_null},
+    {"discount_value", json::FieldType::string},
+};
+
+constexpr std::string_view kDiscountTypes[] = {"percentage", "fixed"};
+
+std::optional<Rejection> check_variant(FieldValues v) {
+  const json::FieldValue& price = v[0];
+  const json::FieldValue& type = v[1];
+  const json::FieldValue& value = v[2];
+  if (price.present) {
+    if (!is_decimal_amount(price.text)) return Rejection{ErrorCode::parameter_invalid, "price", kAmountMessage};
+    // A price of zero leaves nothing above zero, discount or not.
+    if (price.text.find_first_not_of("0.") == std::string_view::npos)
+      return Rejection{ErrorCode::parameter_invalid, "price", "The price must be above zero."};
+  }
+  if (type.present && !type.is_null && !is_one_of(type.text, kDiscountTypes))
+    return Rejection{ErrorCode::parameter_invalid, "discount_type", "Expected percentage, fixed or null."};
+  if (value.present && !is_decimal_amount(value.text))
+    return Rejection{ErrorCode::parameter_invalid, "discount_value", kAmountMessage};
+  return std::nullopt;
+}
+
+void add_variant(db::Unit& unit, const Context& ctx, FieldValues v, db::Param key, db::Param token) {
+  unit.add(kUpdateVariant, {ctx.caller.store(), ctx.match.id, ctx.match.variant_id, optional_text(v[0]),
+                            v[1].present ? "true" : "false", optional_text(v[1]), optional_text(v[2]), key, token});
+}
+
+constexpr json::Field kStockFields[] = {
+    {"mode", json::FieldType::string, true},
+    {"quantity", json::FieldType::int32, true},
+    {"note", json::FieldType::string},
+};
+
+std::optional<Rejection> check_stock(FieldValues v) {
+  const std::string_view mode = v[0].text;
+  const std::int64_t quantity = v[1].number;
+  if (mode != "set" && mode != "adjust")
+    return Rejection{ErrorCode::parameter_invalid, "mode", "Expected set or adjust."};
+  if (mode == "set" && quantity < 0)
+    return Rejection{ErrorCode::parameter_invalid, "quantity", "With mode set, quantity must be 0 or more."};
+  if (mode == "adjust" && quantity == 0)
+    return Rejection{ErrorCode::parameter_invalid, "quantity", "With mode adjust, quantity must not be 0."};
+  if (v[2].present && code_points(v[2].text) > 200)
+    return Rejection{ErrorCode::parameter_invalid, "note", "Expected at most 200 characters."};
+  return std::nullopt;
+}
+
+void add_stock(db::Unit& unit, const Context& ctx, FieldValues v, db::Param key, db::Param token) {
+  unit.add(kChangeStock, {ctx.caller.store(), ctx.match.id, ctx.match.variant_id, v[0].text, v[1].number,
+                          optional_text(v[2]), ctx.caller.key(), key, token});
+}
+
+}  // namespace
+
+runtime::task<void> patch_variant(Context& ctx) { return run_write(ctx, {kVariantFields, check_variant, add_variant}); }
+
+runtime::task<void> post_variant_stock(Context& ctx) { return run_write(ctx, {kStockFields, check_stock, add_stock}); }
+
+}  // namespace storeapi::api

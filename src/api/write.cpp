@@ -1,0 +1,181 @@
+#include "api/write.hpp"
+
+#include <array>
+#include <cstdio>
+#include <string>
+
+#include "api/idempotency.hpp"
+#include "api/validators.hpp"
+#include "json/writer.hpp"
+
+namespace storeapi::api {
+namespace {
+
+std::optional<Rejection> validate(Context& ctx, const WriteEndpoint& endpoint, std::span<json::FieldValue> values) {
+  // An empty body is {} whatever its type says; a body needs to say it is JSON.
+  if (!ctx.req.body.empty()) {
+    bool found = false;
+    std::string_view type = ctx.req.header("content-type", &found);
+    if (!found || !is_json_media_type(type)) return Rejection{ErrorCode::unsupported_media_type, std::nullopt, {}};
+  }
+  if (auto error = ctx.services.body_parser.parse(ctx.req.body, ctx.req.body.size() + http::Request::kBodyPadding,
+                                                   endpoint.fields, values)) {
+    return Rejection{error_code(error->kind), error->param, error->message};
+  }
+  return endpoint.check ? endpoint.check(values) : std::nullopt;
+}
+
+// How a rejection is kept under its key: {"code","param","message"}, wrapped into the
+// error envelope (with the answering request's id) whenever it is answered.
+std::string stored_error(const Rejection& r) {
+  std::string body;
+  json::Writer w(body);
+  w.begin_object().key("code").string(error_info(r.code).name).key("param");
+  if (r.param) {
+    w.string(*r.param);
+  } else {
+    w.null();
+  }
+  if (!r.message.empty()) w.key("message").string(r.message);
+  w.end_object();
+  return body;
+}
+
+// Answers a write's result: a resource as it is, a stored error in the envelope.
+void answer(Context& ctx, std::int64_t status, std::string_view body) {
+  if (status < 400) {
+    ctx.res.status = static_cast<int>(status);
+    ctx.res.body.assign(body);
+    return;
+  }
+  static constexpr json::Field fields[] = {
+      {"code", json::FieldType::string, true},
+      {"param", json::FieldType::string_or_null},
+      {"message", json::FieldType::string_or_null},
+  };
+  std::array<json::FieldValue, 3> v;
+  std::optional<ErrorCode> code;
+  if (!ctx.services.body_parser.parse(body, fields, v)) code = parse_error_code(v[0].text);
+  if (!code) {
+    std::fprintf(stderr, "storeapi: unreadable stored error: %.*s\n", static_cast<int>(body.size()), body.data());
+    return fail(ctx, ErrorCode::internal_error);
+  }
+  std::optional<std::string_view> param;
+  if (v[1].present && !v[1].is_null) param = v[1].text;
+  fail(ctx, *code, param, v[2].text);
+}
+
+void log_failure(const Context& ctx, const db::Result& r) {
+  std::string_view message = r.error_message();
+  std::fprintf(stderr, "storeapi: %.*s %.*s failed: %.*s\n", static_cast<int>(ctx.req.method_text.size()),
+               ctx.req.method_text.data(), static_cast<int>(ctx.req.path.size()), ctx.req.path.data(),
+               static_cast<int>(message.size()), message.data());
+}
+
+// After a 5xx: the key goes free, so the client's retry runs for real. If this fails too,
+// the key is abandoned and free again after 60 s.
+runtime::task<void> release(Context& ctx, std::string_view key, std::string_view token) {
+  db::Unit unit;
+  unit.add(kReleaseIdempotencyKey, {ctx.caller.store(), key, token});
+  co_await ctx.services.pool.run(unit);
+}
+
+// Runs `unit` — [take the key; Sync;] the write — and answers. With a key, the write's
+// statement runs only if the first segment left the key in progress under `token`.
+runtime::task<void> finish(Context& ctx, db::Unit& unit, const IdempotencyKey& key, std::string_view token) {
+  if (co_await ctx.services.pool.run(unit) != db::Outcome::done) {
+    // Unknown whether the key was taken: if so, it is abandoned and free again after 60 s.
+    fail_unavailable(ctx);
+    co_return;
+  }
+  const bool keyed = key.state == IdempotencyKey::State::valid;
+  if (keyed) {
+    const db::Result& taken = unit.result(0);
+    if (!taken.ok() || taken.rows() != 1) {
+      log_failure(ctx, taken);
+      fail(ctx, ErrorCode::internal_error);
+      co_return;
+    }
+    const std::string_view outcome = taken.text(0, 0);
+    if (outcome == "replay") {
+      ctx.res.add_header("Idempotent-Replayed", "true");
+      answer(ctx, taken.int64(0, 1), taken.text(0, 2));
+      co_return;
+    }
+    if (outcome == "mismatch") {
+      fail(ctx, ErrorCode::idempotency_mismatch);
+      co_return;
+    }
+    if (outcome == "in_progress") {
+      fail(ctx, ErrorCode::idempotency_in_progress);
+      co_return;
+    }
+  }
+  const db::Result& written = unit.result(keyed ? 1 : 0);
+  if (!written.ok()) {
+    log_failure(ctx, written);
+    if (keyed) co_await release(ctx, key.text, token);
+    fail(ctx, ErrorCode::internal_error);
+    co_return;
+  }
+  if (written.rows() == 0) {
+    // Another request took the abandoned key over between our two segments.
+    fail(ctx, ErrorCode::idempotency_in_progress);
+    co_return;
+  }
+  const std::int64_t status = written.int64(0, 0);
+  // A write that ran and succeeded has committed outbox rows (or, rarely, changed nothing).
+  if (status == 200) ctx.services.dispatcher_wake.wake();
+  answer(ctx, status, written.text(0, 1));
+}
+
+// A rejection is answered, and stored under the key when the request has a valid one
+// (the spec keeps every 4xx); the key is bound to the raw body then.
+runtime::task<void> reject(Context& ctx, const IdempotencyKey& key, const Rejection& rejection) {
+  if (key.state != IdempotencyKey::State::valid) {
+    fail(ctx, rejection.code, rejection.param, rejection.message);
+    co_return;
+  }
+  const std::array<char, 36> token = new_owner_token();
+  const std::string_view token_text(token.data(), token.size());
+  const std::string bound_to = raw_fingerprint(ctx.req);
+  const std::string body = stored_error(rejection);
+  db::Unit unit;
+  unit.add(kTakeIdempotencyKey, {ctx.caller.store(), key.text, std::string_view(bound_to), token_text}).sync();
+  unit.add(kStoreRejection, {ctx.caller.store(), key.text, token_text, error_info(rejection.code).status,
+                             std::string_view(body)});
+  co_await finish(ctx, unit, key, token_text);
+}
+
+}  // namespace
+
+runtime::task<void> run_write(Context& ctx, WriteEndpoint endpoint) {
+  std::array<json::FieldValue, kMaxWriteFields> storage;
+  const std::span<json::FieldValue> values = std::span(storage).first(endpoint.fields.size());
+  const IdempotencyKey key = read_idempotency_key(ctx.req);
+  if (std::optional<Rejection> rejection = validate(ctx, endpoint, values)) {
+    co_await reject(ctx, key, *rejection);
+    co_return;
+  }
+  if (key.state == IdempotencyKey::State::invalid) {
+    fail(ctx, ErrorCode::parameter_invalid, "Idempotency-Key",
+         "Expected 1 to 255 characters, each printable ASCII.");
+    co_return;
+  }
+  std::array<char, 36> token{};
+  const std::string_view token_text(token.data(), token.size());
+  db::Param key_param = std::nullopt;
+  db::Param token_param = std::nullopt;
+  db::Unit unit;
+  if (key.state == IdempotencyKey::State::valid) {
+    token = new_owner_token();
+    key_param = key.text;
+    token_param = token_text;
+    const std::string bound_to = fingerprint(ctx.req, endpoint.fields, values);
+    unit.add(kTakeIdempotencyKey, {ctx.caller.store(), key.text, std::string_view(bound_to), token_text}).sync();
+  }
+  endpoint.add(unit, ctx, values, key_param, token_param);
+  co_await finish(ctx, unit, key, token_text);
+}
+
+}  // namespace storeapi::api

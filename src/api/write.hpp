@@ -1,0 +1,51 @@
+#pragma once
+// What every write endpoint shares (docs/DECISIONS.md, "Writes" and "Idempotency"): the
+// validation in DESIGN's order — 415, invalid_json, unknown / repeated / mistyped /
+// missing fields, the endpoint's value rules, then the Idempotency-Key's format — the
+// idempotency flow around the endpoint's SQL function, and the answer. An endpoint is
+// its fields, its value rules and the statement it adds.
+#include <cstddef>
+#include <optional>
+#include <span>
+#include <string_view>
+
+#include "api/context.hpp"
+#include "db/unit.hpp"
+#include "json/body.hpp"
+#include "runtime/task.hpp"
+
+namespace storeapi::api {
+
+// A request refused during validation.
+struct Rejection {
+  ErrorCode code;
+  std::optional<std::string_view> param;
+  std::string_view message;  // static text; empty for the catalogue's
+};
+
+using FieldValues = std::span<const json::FieldValue>;
+
+struct WriteEndpoint {
+  std::span<const json::Field> fields;  // at most kMaxWriteFields
+  // The endpoint's value rules, run once the body parser accepted the body; nullptr when
+  // it has none.
+  std::optional<Rejection> (*check)(FieldValues values);
+  // Adds the endpoint's statement to `unit`, with `key` and `token` (SQL null without an
+  // Idempotency-Key) as its last two parameters.
+  void (*add)(db::Unit& unit, const Context& ctx, FieldValues values, db::Param key, db::Param token);
+};
+
+inline constexpr std::size_t kMaxWriteFields = 4;
+
+// Validates the request, runs the write (taking, replaying or refusing its
+// Idempotency-Key) and fills the response. `endpoint` is taken by value: the task may
+// outlive the expression that made it.
+runtime::task<void> run_write(Context& ctx, WriteEndpoint endpoint);
+
+// A string field as a statement parameter: SQL null when absent or null.
+inline db::Param optional_text(const json::FieldValue& value) {
+  if (!value.present || value.is_null) return std::nullopt;
+  return value.text;
+}
+
+}  // namespace storeapi::api

@@ -1,0 +1,114 @@
+#pragma once
+// The environment of an API integration test: a fresh database holding one seeded store
+// (the seed covers every order, booking and product state), a full-access key, and the
+// real storeapi server on that database. Each request goes over a fresh connection with
+// the key; SQL checks go through a side connection. The store's rate limit is raised so
+// no test ever meets it.
+#include <gtest/gtest.h>
+#include <pqxx/pqxx>
+#include <simdjson.h>
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "support/http_client.hpp"
+#include "support/server_process.hpp"
+#include "support/test_database.hpp"
+
+namespace storeapi::testing {
+
+// A variant by its product and its own id.
+struct VariantRef {
+  std::string product, variant;
+  std::string path() const { return "/v1/products/" + product + "/variants/" + variant; }
+};
+
+class SeededServer {
+ public:
+  SeededServer();
+  ~SeededServer();
+
+  std::uint16_t port() const { return server_->port(); }
+  const TestStore& store() const { return store_; }
+  const TestKey& key() const { return key_; }
+  TestDatabase& database() { return db_; }
+
+  // A second seeded store of the same database, with its own full-access key.
+  std::pair<TestStore, TestKey> another_store();
+
+  // The nth (by creation) live variant of a live product of the store (or `store_id`).
+  VariantRef live_variant(int nth, const std::string& store_id = {});
+  // How many events have the resource `id` as data.object (only `type` when given).
+  long long events_of(const std::string& id, const std::string& type = {});
+
+  // One request with the full-access key (or `key`), over a fresh connection. A non-empty
+  // body is sent as application/json unless `headers` name a Content-Type.
+  HttpResponse request(std::string_view method, std::string_view path, std::string_view body = {},
+                       Headers headers = {}) const;
+  HttpResponse request_as(const std::string& key, std::string_view method, std::string_view path,
+                          std::string_view body = {}, Headers headers = {}) const;
+
+  // Stops the server (SIGTERM) and starts it again on the same database.
+  void restart();
+
+  // SQL on the side connection, with $1... parameters. value(): the first column of the
+  // first row, "<null>" for SQL null; throws when there is no row.
+  template <class... Args>
+  std::string value(const std::string& sql, const Args&... args) {
+    pqxx::nontransaction work(*sql_);
+    pqxx::row row = work.exec_params1(sql, args...);
+    return row[0].is_null() ? "<null>" : row[0].c_str();
+  }
+  template <class... Args>
+  long long count(const std::string& sql, const Args&... args) {
+    return std::stoll(value(sql, args...));
+  }
+  template <class... Args>
+  void exec(const std::string& sql, const Args&... args) {
+    pqxx::nontransaction work(*sql_);
+    work.exec_params(sql, args...);
+  }
+
+ private:
+  void start_server();
+
+  TestDatabase db_;
+  TestStore store_;
+  TestKey key_;
+  std::unique_ptr<pqxx::connection> sql_;
+  std::unique_ptr<ServerProcess> server_;
+};
+
+// Base of a test suite sharing one SeededServer (`env`) among its tests.
+class SeededServerSuite : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() { env = new SeededServer(); }
+  static void TearDownTestSuite() {
+    delete env;
+    env = nullptr;
+  }
+  static SeededServer* env;
+};
+
+// A response body as JSON. get(pointer) is the value at that JSON pointer: a string's
+// text, or any other value minified ("null", "19", "{...}"); throws when absent.
+class Json {
+ public:
+  explicit Json(std::string_view text);
+  std::string get(std::string_view pointer) const;
+  bool has(std::string_view pointer) const;
+
+ private:
+  simdjson::dom::parser parser_;
+  simdjson::dom::element root_;
+};
+
+// The response is the API error `code` with `status`, `param` (nullopt: JSON null) and
+// the request's own Request-Id in the body.
+::testing::AssertionResult is_error(const HttpResponse& res, int status, std::string_view code,
+                                    std::optional<std::string_view> param = std::nullopt);
+
+}  // namespace storeapi::testing
