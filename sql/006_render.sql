@@ -117,10 +117,13 @@ language sql stable parallel safe as $$
 $$;
 
 -- One order with its line items (writes and events; lists join the line items per page).
+-- plpgsql, not SQL: a SQL function with a FROM cannot be inlined into a scalar context and
+-- would be planned again on every call (~1 ms); plpgsql keeps its plan for the session.
 create function api.order_json(o orders) returns text
-language sql stable parallel safe as $$
-  select api.order_json(o, li.line_items) from api.line_items_json(o.store_id, o.id) li
-$$;
+language plpgsql stable parallel safe as $$
+begin
+  return (select api.order_json(o, li.line_items) from api.line_items_json(o.store_id, o.id) li);
+end $$;
 
 create function api.variant_json(v variants) returns text
 language sql stable parallel safe as $$
@@ -189,12 +192,14 @@ language sql stable parallel safe as $$
 $$;
 
 -- One product with everything (writes and events; lists compute the parts per page).
+-- plpgsql for the reason given at api.order_json(o).
 create function api.product_json(p products) returns text
-language sql stable parallel safe as $$
-  select api.product_json(p, s.currency, v.variants, v.min_price, v.max_price, t.translations)
-    from stores s, api.product_variants(p.store_id, p.id) v, api.translations_json(p.store_id, p.id) t
-   where s.id = p.store_id
-$$;
+language plpgsql stable parallel safe as $$
+begin
+  return (select api.product_json(p, s.currency, v.variants, v.min_price, v.max_price, t.translations)
+            from stores s, api.product_variants(p.store_id, p.id) v, api.translations_json(p.store_id, p.id) t
+           where s.id = p.store_id);
+end $$;
 
 create function api.booking_json(b bookings) returns text
 language sql stable parallel safe as $$

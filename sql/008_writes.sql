@@ -189,63 +189,24 @@ begin
            where o.value is distinct from (v_new -> o.key));
 end $$;
 
--- An event in DESIGN's payload shape. The dispatchers are woken by api.wake_dispatchers
--- after the commit, not from here (src/api/dispatcher_wake.hpp says why).
-create function api.record_event(p_store uuid, p_type text, p_object text, p_previous jsonb) returns void
-language plpgsql volatile as $$
-declare
-  v_id uuid := gen_random_uuid();
-  v_at timestamptz := api.now_ms();
-begin
-  insert into events (store_id, id, type, payload, created_at)
-  values (p_store, v_id, p_type,
-          jsonb_build_object('id', 'evt_' || replace(v_id::text, '-', ''),
-                             'object', 'event',
-                             'type', p_type,
-                             'created_at', api.ts(v_at),
-                             'store_id', p_store,
-                             'data', jsonb_build_object('object', p_object::jsonb,
-                                                        'previous_attributes', p_previous)),
-          v_at);
-end $$;
-
--- NOTIFY storeapi_events from a transaction of its own, which need not wait for the disk.
-create function api.wake_dispatchers() returns void
-language plpgsql volatile as $$
-begin
-  perform set_config('synchronous_commit', 'off', true);
-  perform pg_notify(api.config('events_channel'), '');
-end $$;
-
--- An e-mail to a customer in the store's locale; store_name and store_url are added to
--- the template data. A snapshot without a usable address cannot be mailed: nothing is
--- queued and the write goes on.
+-- An e-mail to a customer; the row carries the store's name and URL too, so it holds all
+-- the template reads as of the change. A snapshot without a usable address cannot be
+-- mailed: nothing is queued and the write goes on.
 create function api.notify_customer(p_store uuid, p_template text, p_recipient text, p_data jsonb) returns void
 language plpgsql volatile as $$
 begin
-  insert into notifications (store_id, kind, template, recipient, locale, data)
-  select s.id, 'customer', p_template, p_recipient, s.locale,
-         p_data || jsonb_build_object('store_name', s.name, 'store_url', s.url)
-    from stores s
-   where s.id = p_store and p_recipient like '%_@_%';
+  if p_recipient like '%_@_%' then
+    perform api.queue_notification(s.id, 'customer', p_template, p_recipient,
+                                   p_data || jsonb_build_object('store_name', s.name, 'store_url', s.url))
+       from stores s where s.id = p_store;
+  end if;
 end $$;
 
--- A product as the API renders it, and an order with its line items (api.product_json(p)
--- and api.order_json(o) of 006 in a plpgsql body, so their plans are kept).
+-- The product of a variant write as the API renders it now.
 create function api.current_product_json(p_store uuid, p_product uuid) returns text
-language plpgsql stable as $$
-begin
-  return (select api.product_json(p, s.currency, v.variants, v.min_price, v.max_price, t.translations)
-            from products p join stores s on s.id = p.store_id,
-                 api.product_variants(p.store_id, p.id) v, api.translations_json(p.store_id, p.id) t
-           where p.store_id = p_store and p.id = p_product);
-end $$;
-
-create function api.current_order_json(o orders) returns text
-language plpgsql stable as $$
-begin
-  return (select api.order_json(o, li.line_items) from api.line_items_json(o.store_id, o.id) li);
-end $$;
+language sql stable as $$
+  select api.product_json(p) from products p where p.store_id = p_store and p.id = p_product
+$$;
 
 ------------------------------------------------------------------------------------------
 -- The writes
@@ -272,7 +233,7 @@ begin
     return api.rejection('invalid_state_transition');
   end if;
 
-  v_old := api.current_order_json(o);
+  v_old := api.order_json(o);
   update orders
      set fulfillment_status = p_status,
          tracking_number = coalesce(p_tracking_number, tracking_number),
@@ -280,9 +241,9 @@ begin
          updated_at = api.now_ms()
    where store_id = p_store and id = p_order
   returning * into n;
-  v_new := api.current_order_json(n);
+  v_new := api.order_json(n);
 
-  perform api.record_event(p_store, 'order.fulfillment_updated', v_new, api.previous_attributes(v_old, v_new));
+  perform api.emit_event(p_store, 'order.fulfillment_updated', v_new::jsonb, api.previous_attributes(v_old, v_new));
   perform api.notify_customer(p_store, 'order_fulfillment_updated', n.customer_email,
     jsonb_build_object('order_id', n.id,
                        'order_number', n.order_number,
@@ -326,7 +287,7 @@ begin
   returning * into n;
   v_new := api.booking_json(n);
 
-  perform api.record_event(p_store, 'booking.' || v_status, v_new, api.previous_attributes(v_old, v_new));
+  perform api.emit_event(p_store, 'booking.' || v_status, v_new::jsonb, api.previous_attributes(v_old, v_new));
   perform api.notify_customer(p_store, 'booking_' || v_status, n.customer_email,
     jsonb_build_object('booking_id', n.id,
                        'booking_date', to_char(n.booking_date, 'YYYY-MM-DD'),
@@ -369,7 +330,7 @@ declare
 begin
   update products set updated_at = api.now_ms() where store_id = p_store and id = p_product;
   v_new := api.current_product_json(p_store, p_product);
-  perform api.record_event(p_store, 'product.updated', v_new, api.previous_attributes(p_old_json, v_new));
+  perform api.emit_event(p_store, 'product.updated', v_new::jsonb, api.previous_attributes(p_old_json, v_new));
   return v_new;
 end $$;
 

@@ -42,8 +42,8 @@ void write_key_row(JsonWriter& json, const pqxx::row& r, const std::string& full
 }
 
 // Both changes reach the servers at once (their key cache drops the hash) and the owner
-// is e-mailed through the notification outbox (api.queue_notification, which wakes the
-// dispatchers), all in the caller's transaction.
+// is e-mailed through the notification outbox, whose dispatchers are woken in the same
+// transaction (a rare command can afford the NOTIFY lock), all in the caller's transaction.
 void announce_key_change(pqxx::work& work, const std::string& key_id, const char* tmpl) {
   work.exec_params(
       "select pg_notify(api.config('invalidate_channel'), 'key:' || key_hash)"
@@ -58,6 +58,7 @@ void announce_key_change(pqxx::work& work, const std::string& key_id, const char
       " join staff_members m on m.store_id = k.store_id and m.id = k.created_by"
       " where k.id = $1",
       key_id, tmpl);
+  work.exec("select pg_notify(api.config('events_channel'), '')");
 }
 
 }  // namespace

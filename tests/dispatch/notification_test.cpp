@@ -15,6 +15,7 @@ class MailTest : public DispatchTest {
     pqxx::work work(*conn);
     std::string id = work.exec_params1("select api.queue_notification($1, $2, $3, $4, $5::jsonb)", store_.id, kind,
                                        tmpl, recipient, data)[0].c_str();
+    work.exec("select pg_notify(api.config('events_channel'), '')");  // as writers wake them
     work.commit();
     return id;
   }
