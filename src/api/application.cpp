@@ -49,7 +49,7 @@ Application::Application(const app::Config& config, auth::RateLimiter& limiter)
     : config_(config),
       pool_(pool_options(config), statements()),
       authenticator_(pool_, keys_, limiter),
-      services_{config_, pool_, body_parser_} {}
+      services_{config_, pool_, body_parser_, query_} {}
 
 void Application::start() { pool_.start(); }
 
@@ -111,6 +111,14 @@ runtime::task<void> Application::handle_v1(const http::Request& req, http::Respo
   Context ctx{req, res, auth.caller, match, services_};
   switch (match.route) {
     case http::RouteId::store_get: co_await get_store(ctx); break;
+    case http::RouteId::orders_list: co_await list_orders(ctx); break;
+    case http::RouteId::orders_get: co_await get_order(ctx); break;
+    case http::RouteId::bookings_list: co_await list_bookings(ctx); break;
+    case http::RouteId::bookings_get: co_await get_booking(ctx); break;
+    case http::RouteId::products_list: co_await list_products(ctx); break;
+    case http::RouteId::products_get: co_await get_product(ctx); break;
+    case http::RouteId::customers_list: co_await list_customers(ctx); break;
+    case http::RouteId::customers_get: co_await get_customer(ctx); break;
     default: fail(ctx, ErrorCode::route_not_found); break;  // endpoint still to come
   }
 }

@@ -35,6 +35,7 @@ class Application final : public http::Handler {
   auth::KeyCache keys_;
   auth::Authenticator authenticator_;
   json::BodyParser body_parser_;
+  http::Query query_;
   Services services_;
 };
 
