@@ -86,9 +86,10 @@ std::string direct_sql(const PageSource& source, const Conditions& c, PagePath p
   return sql + order_by(ascending) + " limit $6";
 }
 
-// Sync: `changed` holds the records of the updated_at window, read from its index and
-// capped one past kSyncCandidates. At most that many: the page is sorted from them. More:
-// the created_at walk checks the window on the way. There the window is written as
+// Sync: `changed` holds the ids of the records in the updated_at window, read from its
+// index (index-only where the visibility map allows) and capped one past kSyncCandidates.
+// At most that many: the page is sorted from them, each fetched by primary key. More: the
+// created_at walk checks the window on the way. There the window is written as
 // `(…) is true`, which no index can serve, because a generic plan would otherwise read
 // the whole window from the updated_at index and sort it (2.7 s for a 1,000,000-record
 // window); and since created_at <= updated_at, the window's upper end also bounds the
@@ -98,13 +99,14 @@ std::string sync_sql(const PageSource& source, const Conditions& c, bool ascendi
   const std::string table(source.table);
   const std::string cap = std::to_string(kSyncCandidates);
   const std::string count = "(select count(*) from changed)";
-  return "with changed as materialized (select r.* from " + table + " r where r.store_id = $1 and " + c.updated +
-         " limit " + std::to_string(kSyncCandidates + 1) + "), page as ((select r.id from changed r where " + count +
-         " <= " + cap + " and " + c.keyset + c.filters + order_by(ascending) + " limit $6) union all (select r.id from " +
-         table + " r where " + count + " > " + cap + " and r.store_id = $1 and " + c.keyset + " and r.created_at < " +
-         c.updated_before + "::timestamptz" + c.filters + " and (" + c.updated + ") is true" + order_by(ascending) +
-         " limit $6)) " + rendered(source) + " from page p join " + table + " r on r.store_id = $1 and r.id = p.id " +
-         std::string(source.joins) + order_by(ascending);
+  return "with changed as materialized (select r.id from " + table + " r where r.store_id = $1 and " + c.updated +
+         " limit " + std::to_string(kSyncCandidates + 1) + "), page as ((select r.id from changed c join " + table +
+         " r on r.store_id = $1 and r.id = c.id where " + count + " <= " + cap + " and " + c.keyset + c.filters +
+         order_by(ascending) + " limit $6) union all (select r.id from " + table + " r where " + count + " > " + cap +
+         " and r.store_id = $1 and " + c.keyset + " and r.created_at < " + c.updated_before + "::timestamptz" +
+         c.filters + " and (" + c.updated + ") is true" + order_by(ascending) + " limit $6)) " + rendered(source) +
+         " from page p join " + table + " r on r.store_id = $1 and r.id = p.id " + std::string(source.joins) +
+         order_by(ascending);
 }
 
 }  // namespace
