@@ -16,16 +16,13 @@ constexpr ListSpec kList{http::RouteId::bookings_list, false, kFilters};
 
 }  // namespace
 
-const db::Statement kBookingById{"bookings_get",
-                                 "select api.booking_json(b) from bookings b where b.store_id = $1 and b.id = $2", 2};
-
-const PageStatements& booking_pages() {
-  static const PageStatements pages("bookings", {"bookings", "api.booking_json(r)", ""}, kList);
-  return pages;
+const ReadStatements& booking_reads() {
+  static const ReadStatements reads("bookings", {"bookings", "api.booking_json(r)", ""}, kList);
+  return reads;
 }
 
-runtime::task<void> list_bookings(Context& ctx) { return serve_list(ctx, kList, booking_pages()); }
+runtime::task<void> list_bookings(Context& ctx) { return serve_list(ctx, kList, booking_reads()); }
 
-runtime::task<void> get_booking(Context& ctx) { return serve_record(ctx, kBookingById); }
+runtime::task<void> get_booking(Context& ctx) { return serve_record(ctx, booking_reads().by_id()); }
 
 }  // namespace storeapi::api

@@ -15,16 +15,13 @@ constexpr ListSpec kList{http::RouteId::customers_list, true, kFilters};
 
 }  // namespace
 
-const db::Statement kCustomerById{"customers_get",
-                                  "select api.customer_json(c) from customers c where c.store_id = $1 and c.id = $2", 2};
-
-const PageStatements& customer_pages() {
-  static const PageStatements pages("customers", {"customers", "api.customer_json(r)", ""}, kList);
-  return pages;
+const ReadStatements& customer_reads() {
+  static const ReadStatements reads("customers", {"customers", "api.customer_json(r)", ""}, kList);
+  return reads;
 }
 
-runtime::task<void> list_customers(Context& ctx) { return serve_list(ctx, kList, customer_pages()); }
+runtime::task<void> list_customers(Context& ctx) { return serve_list(ctx, kList, customer_reads()); }
 
-runtime::task<void> get_customer(Context& ctx) { return serve_record(ctx, kCustomerById); }
+runtime::task<void> get_customer(Context& ctx) { return serve_record(ctx, customer_reads().by_id()); }
 
 }  // namespace storeapi::api

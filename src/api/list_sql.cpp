@@ -111,36 +111,46 @@ std::string sync_sql(const PageSource& source, const Conditions& c, bool ascendi
 
 }  // namespace
 
-PageStatements::PageStatements(std::string_view prefix, const PageSource& source, const ListSpec& spec) {
+ReadStatements::ReadStatements(std::string_view prefix, const PageSource& source, const ListSpec& spec) {
   slots_.fill(-1);
+  add(std::string(prefix) + "_get",
+      "select " + std::string(source.render) + " from " + std::string(source.table) + " r " +
+          std::string(source.joins) + " where r.store_id = $1 and r.id = $2",
+      2);
   bool has_selective = false;
   for (const FilterSpec& filter : spec.filters) has_selective = has_selective || filter.selective;
   for (bool ascending : {false, true}) {
     const Conditions walk = conditions(spec, PagePath::walk);
-    add(PagePath::walk, ascending, prefix, direct_sql(source, walk, PagePath::walk, ascending), walk.params);
+    add_page(PagePath::walk, ascending, prefix, direct_sql(source, walk, PagePath::walk, ascending), walk.params);
     if (spec.updated_bounds) {
       const Conditions sync = conditions(spec, PagePath::sync);
-      add(PagePath::sync, ascending, prefix, sync_sql(source, sync, ascending), sync.params);
+      add_page(PagePath::sync, ascending, prefix, sync_sql(source, sync, ascending), sync.params);
     }
     if (has_selective) {
       const Conditions selective = conditions(spec, PagePath::selective);
-      add(PagePath::selective, ascending, prefix, direct_sql(source, selective, PagePath::selective, ascending),
-          selective.params);
+      add_page(PagePath::selective, ascending, prefix,
+               direct_sql(source, selective, PagePath::selective, ascending), selective.params);
     }
   }
 }
 
-void PageStatements::add(PagePath path, bool ascending, std::string_view prefix, std::string sql, int params) {
+std::size_t ReadStatements::add(std::string name, std::string sql, int params) {
   const std::size_t i = count_++;
-  names_[i] = std::string(prefix) + "_" + std::string(path_name(path)) + (ascending ? "_asc" : "_desc");
+  names_[i] = std::move(name);
   sqls_[i] = std::move(sql);
   statements_[i] = db::Statement{names_[i].c_str(), sqls_[i].c_str(), params};
+  return i;
+}
+
+void ReadStatements::add_page(PagePath path, bool ascending, std::string_view prefix, std::string sql, int params) {
+  const std::size_t i = add(std::string(prefix) + "_" + std::string(path_name(path)) + (ascending ? "_asc" : "_desc"),
+                            std::move(sql), params);
   slots_[static_cast<std::size_t>(path) * 2 + (ascending ? 1 : 0)] = static_cast<int>(i);
 }
 
-const db::Statement& PageStatements::statement(PagePath path, bool ascending) const {
+const db::Statement& ReadStatements::statement(PagePath path, bool ascending) const {
   const int slot = slots_[static_cast<std::size_t>(path) * 2 + (ascending ? 1 : 0)];
-  if (slot < 0) throw std::logic_error("PageStatements: no statement for this path");
+  if (slot < 0) throw std::logic_error("ReadStatements: no statement for this path");
   return statements_[static_cast<std::size_t>(slot)];
 }
 

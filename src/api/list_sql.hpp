@@ -1,7 +1,13 @@
 #pragma once
-// The prepared statements that read one page of a list (docs/DECISIONS.md, "List
-// queries"), generated once from the resource's SQL pieces and its ListSpec, so every list
-// has the same shape. Each statement returns, per record of the page, the rendered JSON,
+// The prepared statements that read a resource (docs/DECISIONS.md, "List queries"),
+// generated once from the resource's SQL pieces and its ListSpec, so every list has the
+// same shape and a record by id is rendered exactly as its list renders it.
+//
+// By id: ($1 store id, $2 id) → the rendered JSON, at most one row. The rendering's
+// LATERAL joins are inlined into the statement (the single-row conveniences such as
+// api.order_json(o) are not: a FROM in their body makes them planned per call, ~1 ms).
+//
+// Pages: each statement returns, per record of the page, the rendered JSON,
 // created_at and id (the position a cursor needs), at most `limit + 1` records (one more
 // than the page, to know whether another page exists), in the page's order.
 //
@@ -44,25 +50,28 @@ enum class PagePath : std::uint8_t { walk, sync, selective };
 // Sorting the candidates costs about 3 µs each (1,316 in 4 ms, 6,783 in 22 ms, warm).
 inline constexpr int kSyncCandidates = 5000;
 
-class PageStatements {
+class ReadStatements {
  public:
-  // `prefix` names the statements, e.g. "orders" → orders_walk_desc, orders_sync_asc, ...
-  PageStatements(std::string_view prefix, const PageSource& source, const ListSpec& spec);
-  PageStatements(const PageStatements&) = delete;
-  PageStatements& operator=(const PageStatements&) = delete;
+  // `prefix` names the statements, e.g. "orders" → orders_get, orders_walk_desc, ...
+  ReadStatements(std::string_view prefix, const PageSource& source, const ListSpec& spec);
+  ReadStatements(const ReadStatements&) = delete;
+  ReadStatements& operator=(const ReadStatements&) = delete;
 
+  const db::Statement& by_id() const { return statements_[0]; }
   const db::Statement& statement(PagePath path, bool ascending) const;
-  // Every statement this list uses, for statements.cpp.
+  // Every statement of the resource's reads, for statements.cpp.
   std::span<const db::Statement> all() const { return {statements_.data(), count_}; }
 
  private:
-  static constexpr std::size_t kMax = 6;  // three paths, two orders
-  void add(PagePath path, bool ascending, std::string_view prefix, std::string sql, int params);
+  static constexpr std::size_t kMax = 7;  // by id, then three paths in two orders
+  // Returns the statement's index.
+  std::size_t add(std::string name, std::string sql, int params);
+  void add_page(PagePath path, bool ascending, std::string_view prefix, std::string sql, int params);
 
   std::array<std::string, kMax> names_;
   std::array<std::string, kMax> sqls_;
   std::array<db::Statement, kMax> statements_{};
-  std::array<int, kMax> slots_{};  // index into statements_ by path * 2 + ascending; -1 when absent
+  std::array<int, 6> slots_{};  // index into statements_ by path * 2 + ascending; -1 when absent
   std::size_t count_ = 0;
 };
 

@@ -18,19 +18,16 @@ constexpr ListSpec kList{http::RouteId::orders_list, true, kFilters};
 
 }  // namespace
 
-const db::Statement kOrderById{"orders_get", "select api.order_json(o) from orders o where o.store_id = $1 and o.id = $2",
-                               2};
-
-const PageStatements& order_pages() {
-  static const PageStatements pages(
+const ReadStatements& order_reads() {
+  static const ReadStatements reads(
       "orders",
       {"orders", "api.order_json(r, li.line_items)", "cross join lateral api.line_items_json(r.store_id, r.id) li"},
       kList);
-  return pages;
+  return reads;
 }
 
-runtime::task<void> list_orders(Context& ctx) { return serve_list(ctx, kList, order_pages()); }
+runtime::task<void> list_orders(Context& ctx) { return serve_list(ctx, kList, order_reads()); }
 
-runtime::task<void> get_order(Context& ctx) { return serve_record(ctx, kOrderById); }
+runtime::task<void> get_order(Context& ctx) { return serve_record(ctx, order_reads().by_id()); }
 
 }  // namespace storeapi::api

@@ -60,7 +60,7 @@ PagePath page_path(const ListSpec& spec, const ListParams& params) {
 }
 
 // Adds the page's statement with its parameters in list_sql.hpp's numbering.
-void add_page_statement(db::Unit& unit, const ListSpec& spec, const PageStatements& statements,
+void add_page_statement(db::Unit& unit, const ListSpec& spec, const ReadStatements& statements,
                         const ListParams& params, std::string_view store) {
   const auto [lower, upper] = page_range(params);
   TimeText lower_time, upper_time, updated_after, updated_before;
@@ -117,7 +117,7 @@ bool write_page(std::string& out, const db::Result& rows, const ListParams& para
 
 }  // namespace
 
-runtime::task<void> serve_list(Context& ctx, const ListSpec& spec, const PageStatements& statements) {
+runtime::task<void> serve_list(Context& ctx, const ListSpec& spec, const ReadStatements& statements) {
   ListParams params;
   if (const auto error = parse_list_params(ctx.services.query, ctx.req.query, spec, ctx.caller.store_id,
                                            ctx.services.config.secret, params)) {

@@ -10,6 +10,6 @@
 
 namespace storeapi::api {
 
-runtime::task<void> serve_list(Context& ctx, const ListSpec& spec, const PageStatements& statements);
+runtime::task<void> serve_list(Context& ctx, const ListSpec& spec, const ReadStatements& statements);
 
 }  // namespace storeapi::api

@@ -22,13 +22,10 @@ constexpr ListSpec kList{http::RouteId::products_list, true, kFilters};
 
 }  // namespace
 
-const db::Statement kProductById{"products_get",
-                                 "select api.product_json(p) from products p where p.store_id = $1 and p.id = $2", 2};
-
-const PageStatements& product_pages() {
+const ReadStatements& product_reads() {
   // The currency is a scalar subquery (one InitPlan), not a join: a join could put the
   // store first and cost the walk its index order.
-  static const PageStatements pages(
+  static const ReadStatements reads(
       "products",
       {"products",
        "api.product_json(r, (select s.currency from stores s where s.id = $1), v.variants, v.min_price, v.max_price, "
@@ -36,11 +33,11 @@ const PageStatements& product_pages() {
        "cross join lateral api.product_variants(r.store_id, r.id) v "
        "cross join lateral api.translations_json(r.store_id, r.id) t"},
       kList);
-  return pages;
+  return reads;
 }
 
-runtime::task<void> list_products(Context& ctx) { return serve_list(ctx, kList, product_pages()); }
+runtime::task<void> list_products(Context& ctx) { return serve_list(ctx, kList, product_reads()); }
 
-runtime::task<void> get_product(Context& ctx) { return serve_record(ctx, kProductById); }
+runtime::task<void> get_product(Context& ctx) { return serve_record(ctx, product_reads().by_id()); }
 
 }  // namespace storeapi::api

@@ -9,9 +9,9 @@ namespace storeapi::api {
 
 std::span<const db::Statement> statements() {
   static const std::vector<db::Statement> all = [] {
-    std::vector<db::Statement> list{auth::kKeyByHash, kOrderById, kBookingById, kProductById, kCustomerById};
-    for (const PageStatements* pages : {&order_pages(), &booking_pages(), &product_pages(), &customer_pages()}) {
-      list.insert(list.end(), pages->all().begin(), pages->all().end());
+    std::vector<db::Statement> list{auth::kKeyByHash};
+    for (const ReadStatements* reads : {&order_reads(), &booking_reads(), &product_reads(), &customer_reads()}) {
+      list.insert(list.end(), reads->all().begin(), reads->all().end());
     }
     return list;
   }();
