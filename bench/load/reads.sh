@@ -6,7 +6,7 @@
 # (about 4 minutes) and kept in .dev/bench. Each comparison alternates its two sides for
 # ROUNDS rounds and reports the medians, so load from elsewhere on the machine drifting
 # during the run hits both sides alike.
-#   bench/load/reads.sh   CONNS=32 DURATION=5 ROUNDS=5 THREADS=2 DB_CONNS=4 by default
+#   bench/load/reads.sh   CONNS=32 DURATION=5 ROUNDS=5 THREADS=2 DB_CONNS=1 by default
 set -euo pipefail
 source "$(dirname "$0")/bench_env.sh"
 conns=${CONNS:-32}
@@ -104,7 +104,7 @@ order=$(psql_bench -c "select id from orders where store_id = '$s100k' order by 
 customer=$(psql_bench -c "select id from customers where store_id = '$s100k' order by created_at desc offset 500 limit 1")
 page=("$s100k" -infinity ffffffff-ffff-ffff-ffff-ffffffffffff infinity 00000000-0000-0000-0000-000000000000 26 NULL NULL NULL)
 
-echo "## Reads: HTTP vs pgbench -M prepared ($conns connections, medians of $rounds alternating rounds of ${duration} s, $(nproc) cores, THREADS=${THREADS:-2}, DB_CONNS=${DB_CONNS:-4})"
+echo "## Reads: HTTP vs pgbench -M prepared ($conns connections, medians of $rounds alternating rounds of ${duration} s, $(nproc) cores, THREADS=${THREADS:-2}, DB_CONNS=${DB_CONNS:-1})"
 echo
 echo "| request | HTTP req/s | p50 / p99 ms | pgbench tx/s | p50 / p99 ms | ratio |"
 echo "|---|---|---|---|---|---|"
