@@ -55,7 +55,7 @@ Application::Application(const app::Config& config, auth::RateLimiter& limiter)
       pool_(pool_options(config), statements()),
       authenticator_(pool_, keys_, limiter),
       dispatcher_wake_(pool_),
-      services_{config_, pool_, body_parser_, dispatcher_wake_} {}
+      services_{config_, pool_, body_parser_, query_, dispatcher_wake_} {}
 
 void Application::start() { pool_.start(); }
 
@@ -128,6 +128,14 @@ runtime::task<void> Application::handle_v1(const http::Request& req, http::Respo
     case http::RouteId::bookings_cancel: co_await post_booking_cancel(ctx); break;
     case http::RouteId::variant_update: co_await patch_variant(ctx); break;
     case http::RouteId::variant_stock: co_await post_variant_stock(ctx); break;
+    case http::RouteId::orders_list: co_await list_orders(ctx); break;
+    case http::RouteId::orders_get: co_await get_order(ctx); break;
+    case http::RouteId::bookings_list: co_await list_bookings(ctx); break;
+    case http::RouteId::bookings_get: co_await get_booking(ctx); break;
+    case http::RouteId::products_list: co_await list_products(ctx); break;
+    case http::RouteId::products_get: co_await get_product(ctx); break;
+    case http::RouteId::customers_list: co_await list_customers(ctx); break;
+    case http::RouteId::customers_get: co_await get_customer(ctx); break;
     default: fail(ctx, ErrorCode::route_not_found); break;  // endpoint still to come
   }
 }

@@ -41,6 +41,7 @@ class Application final : public http::Handler {
   auth::Authenticator authenticator_;
   json::BodyParser body_parser_;
   DispatcherWake dispatcher_wake_;
+  http::Query query_;
   Services services_;
 };
 

@@ -17,11 +17,13 @@
 
 namespace storeapi::api {
 
-// Per core, owned by the Application; reused from request to request.
+// Per core, owned by the Application; reused from request to request. The parsers hand
+// out views into their own buffers: use what they parsed before the request suspends.
 struct Services {
   const app::Config& config;
   db::Pool& pool;
   json::BodyParser& body_parser;
+  http::Query& query;
   DispatcherWake& dispatcher_wake;
 };
 
@@ -44,5 +46,10 @@ inline void fail(Context& ctx, ErrorCode code, std::optional<std::string_view> p
 
 // The database could not run a unit: 503 (unreachable or overloaded).
 inline void fail_unavailable(Context& ctx) { fail(ctx, ErrorCode::service_unavailable); }
+
+// Whether a unit ran and its statement `result` succeeded. If not, answers 503 when the
+// database was unreachable, overloaded, or cancelled the statement (statement_timeout,
+// shutdown), else 500 with the failure written to stderr, and returns false.
+bool database_answered(Context& ctx, db::Outcome outcome, const db::Result& result);
 
 }  // namespace storeapi::api

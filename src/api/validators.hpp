@@ -18,6 +18,12 @@ std::size_t code_points(std::string_view text);
 // min <= code_points(text) <= max.
 bool length_between(std::string_view text, std::size_t min, std::size_t max);
 
+// An e-mail address as HTML's <input type=email> defines a valid one (WHATWG): a local
+// part of letters, digits and .!#$%&'*+/=?^_`{|}~- , '@', then dot-separated labels of
+// letters, digits and inner hyphens, at most 63 characters each. On top of that the
+// RFC 5321 sizes: local part at most 64 characters, the whole at most 254.
+bool is_email(std::string_view text);
+
 bool is_one_of(std::string_view value, std::span<const std::string_view> allowed);
 
 // A Content-Type header value naming JSON: `application/json` in any case, optionally

@@ -90,33 +90,73 @@ std::optional<std::string> base64_decode(std::string_view text) {
   return out;
 }
 
-std::string base64url(std::string_view bytes) {
-  std::string out = base64(bytes);
-  while (!out.empty() && out.back() == '=') out.pop_back();
-  for (char& c : out) {
-    if (c == '+') c = '-';
-    else if (c == '/') c = '_';
+namespace {
+
+constexpr char kBase64UrlAlphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+
+// The 6-bit value of a base64url character, or -1.
+int base64url_value(char c) {
+  if (c >= 'A' && c <= 'Z') return c - 'A';
+  if (c >= 'a' && c <= 'z') return c - 'a' + 26;
+  if (c >= '0' && c <= '9') return c - '0' + 52;
+  if (c == '-') return 62;
+  if (c == '_') return 63;
+  return -1;
+}
+
+}  // namespace
+
+void base64url_encode(std::span<const std::uint8_t> bytes, char* out) {
+  std::size_t i = 0;
+  for (; i + 3 <= bytes.size(); i += 3) {
+    const std::uint32_t v = std::uint32_t{bytes[i]} << 16 | std::uint32_t{bytes[i + 1]} << 8 | bytes[i + 2];
+    *out++ = kBase64UrlAlphabet[v >> 18];
+    *out++ = kBase64UrlAlphabet[v >> 12 & 63];
+    *out++ = kBase64UrlAlphabet[v >> 6 & 63];
+    *out++ = kBase64UrlAlphabet[v & 63];
   }
+  const std::size_t rest = bytes.size() - i;
+  if (rest == 0) return;
+  const std::uint32_t v = std::uint32_t{bytes[i]} << 16 | (rest == 2 ? std::uint32_t{bytes[i + 1]} << 8 : 0);
+  *out++ = kBase64UrlAlphabet[v >> 18];
+  *out++ = kBase64UrlAlphabet[v >> 12 & 63];
+  if (rest == 2) *out = kBase64UrlAlphabet[v >> 6 & 63];
+}
+
+std::optional<std::size_t> base64url_decode(std::string_view text, std::span<std::uint8_t> out) {
+  if (text.size() % 4 == 1) return std::nullopt;
+  const std::size_t size = text.size() / 4 * 3 + (text.size() % 4 == 0 ? 0 : text.size() % 4 - 1);
+  if (size > out.size()) return std::nullopt;
+  std::uint32_t bits = 0;
+  int pending = 0;  // bits held in `bits`
+  std::size_t written = 0;
+  for (char c : text) {
+    const int v = base64url_value(c);
+    if (v < 0) return std::nullopt;
+    bits = bits << 6 | static_cast<std::uint32_t>(v);
+    pending += 6;
+    if (pending >= 8) {
+      pending -= 8;
+      out[written++] = static_cast<std::uint8_t>(bits >> pending);
+      bits &= (1u << pending) - 1;
+    }
+  }
+  if (bits != 0) return std::nullopt;  // non-zero unused bits: not the canonical spelling
+  return written;
+}
+
+std::string base64url(std::string_view bytes) {
+  std::string out(base64url_length(bytes.size()), '\0');
+  base64url_encode({reinterpret_cast<const std::uint8_t*>(bytes.data()), bytes.size()}, out.data());
   return out;
 }
 
 std::optional<std::string> base64url_decode(std::string_view text) {
-  if (text.size() % 4 == 1) return std::nullopt;
-  std::string standard;
-  standard.reserve(text.size() + 3);
-  for (char c : text) {
-    bool alnum = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
-    if (alnum) standard.push_back(c);
-    else if (c == '-') standard.push_back('+');
-    else if (c == '_') standard.push_back('/');
-    else return std::nullopt;
-  }
-  while (standard.size() % 4 != 0) standard.push_back('=');
-  auto decoded = base64_decode(standard);
-  // Only the canonical spelling is accepted: unused low bits of the last character
-  // must be zero, so one byte string has exactly one encoding.
-  if (!decoded || base64url(*decoded) != text) return std::nullopt;
-  return decoded;
+  std::string out(text.size() / 4 * 3 + 2, '\0');
+  const auto size = base64url_decode(text, {reinterpret_cast<std::uint8_t*>(out.data()), out.size()});
+  if (!size) return std::nullopt;
+  out.resize(*size);
+  return out;
 }
 
 }  // namespace storeapi::crypto

@@ -34,6 +34,15 @@ std::optional<std::string> base64_decode(std::string_view text);
 std::string base64url(std::string_view bytes);
 std::optional<std::string> base64url_decode(std::string_view text);
 
+// The same into caller buffers, without allocating (cursors on the request path).
+constexpr std::size_t base64url_length(std::size_t bytes) { return (bytes * 4 + 2) / 3; }
+// Writes base64url_length(bytes.size()) characters to `out`.
+void base64url_encode(std::span<const std::uint8_t> bytes, char* out);
+// The number of bytes decoded into `out`; nullopt when `text` is not canonical base64url
+// (alphabet, length, unused low bits of the last character zero, so one byte string has
+// exactly one encoding) or does not fit in `out`.
+std::optional<std::size_t> base64url_decode(std::string_view text, std::span<std::uint8_t> out);
+
 inline std::string_view as_chars(std::span<const std::uint8_t> bytes) {
   return {reinterpret_cast<const char*>(bytes.data()), bytes.size()};
 }

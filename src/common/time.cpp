@@ -1,6 +1,7 @@
 #include "common/time.hpp"
 
 #include <chrono>
+#include <cstdio>
 
 namespace storeapi::timefmt {
 namespace {
@@ -121,6 +122,20 @@ std::string format_ms_utc(Micros t) {
   std::string out(24, '\0');
   format_ms_utc(t, out.data());
   return out;
+}
+
+std::size_t format_pg_utc(Micros t, char* out) {
+  const Micros secs_total = t >= 0 ? t / 1'000'000 : (t - 999'999) / 1'000'000;  // floor
+  const auto micros = static_cast<unsigned>(t - secs_total * 1'000'000);
+  const Micros days = secs_total >= 0 ? secs_total / 86400 : (secs_total - 86399) / 86400;
+  const auto sod = static_cast<unsigned>(secs_total - days * 86400);
+  const year_month_day ymd{sys_days{std::chrono::days{days}}};
+  const int y = static_cast<int>(ymd.year());
+  const bool bc = y <= 0;  // astronomical year 0 is 1 BC
+  const int n = std::snprintf(out, kPgTimestampMax, "%04d-%02u-%02u %02u:%02u:%02u.%06u+00%s", bc ? 1 - y : y,
+                              static_cast<unsigned>(ymd.month()), static_cast<unsigned>(ymd.day()), sod / 3600,
+                              sod / 60 % 60, sod % 60, micros, bc ? " BC" : "");
+  return static_cast<std::size_t>(n);
 }
 
 Micros now_micros() {

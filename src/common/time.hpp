@@ -1,5 +1,6 @@
 #pragma once
 // Timestamps as microseconds since the Unix epoch (UTC), the precision PostgreSQL keeps.
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -21,6 +22,13 @@ std::optional<Micros> parse_pg_timestamptz(std::string_view text);
 // `out` must hold 24 characters.
 void format_ms_utc(Micros t, char* out);
 std::string format_ms_utc(Micros t);
+
+// `t` as PostgreSQL timestamptz input with every microsecond, e.g.
+// "2026-11-21 20:39:02.123456+00"; years before 1 are written the PostgreSQL way ("0001-…
+// BC" is year 0). Covers every instant parse_rfc3339 yields. `out` must hold
+// kPgTimestampMax characters; returns the number written.
+inline constexpr std::size_t kPgTimestampMax = 34;
+std::size_t format_pg_utc(Micros t, char* out);
 
 // Wall clock now, in microseconds since the epoch.
 Micros now_micros();

@@ -23,7 +23,7 @@ std::size_t Unit::store(std::string_view bytes) {
   return at;
 }
 
-Unit& Unit::add(const Statement& statement, std::initializer_list<Param> params) {
+Unit& Unit::add(const Statement& statement, std::span<const Param> params) {
   if (count_ == kMaxStatements || param_count_ + params.size() > kMaxParams ||
       static_cast<int>(params.size()) != statement.param_count)
     throw std::logic_error(std::string("db::Unit::add: bad use with statement ") + statement.name);

@@ -11,6 +11,7 @@
 #include <initializer_list>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string_view>
 
 #include "db/result.hpp"
@@ -22,6 +23,7 @@ class PgConnection;
 
 class Param {
  public:
+  Param() noexcept = default;  // SQL NULL
   Param(std::string_view text) noexcept : text_(text), null_(false) {}  // NOLINT: implicit by design
   Param(const char* text) noexcept : text_(text), null_(false) {}       // NOLINT
   Param(std::nullopt_t) noexcept : null_(true) {}                       // NOLINT
@@ -53,7 +55,11 @@ class Unit {
   Unit(const Unit&) = delete;
   Unit& operator=(const Unit&) = delete;
 
-  Unit& add(const Statement& statement, std::initializer_list<Param> params);
+  Unit& add(const Statement& statement, std::initializer_list<Param> params) {
+    return add(statement, std::span<const Param>(params.begin(), params.size()));
+  }
+  // For parameter lists assembled at run time (list pages pick a statement by filter).
+  Unit& add(const Statement& statement, std::span<const Param> params);
   Unit& sync();
 
   std::size_t size() const noexcept { return count_; }

@@ -61,3 +61,30 @@ TEST(JsonMediaType, ApplicationJsonWithOptionalParameters) {
     EXPECT_FALSE(is_json_media_type(bad)) << bad;
   }
 }
+
+TEST(Email, AcceptsWhatHtmlCallsValid) {
+  for (const char* ok : {"a@b", "clara.fischer15@example.org", "a+b@example.com", "x_y-z@sub.example.co.uk",
+                         "!#$%&'*+/=?^_`{|}~-@example.com", "A@EXAMPLE.COM", "user@localhost", "a@1.2.3.4"}) {
+    EXPECT_TRUE(is_email(ok)) << ok;
+  }
+  const std::string local64 = std::string(64, 'a') + "@example.com";
+  EXPECT_TRUE(is_email(local64));
+  const std::string label63 = "a@" + std::string(63, 'b') + ".com";
+  EXPECT_TRUE(is_email(label63));
+}
+
+TEST(Email, RejectsEverythingElse) {
+  for (const char* bad : {"", "@", "a@", "@b", "ab", "a@@b", "a@b@c", "a b@c", "a@b c", "a@b.", "a@.b", "a@b..c",
+                          "a@-b", "a@b-", "a@b_c", "a(b)@c", "\"a\"@b", "caf\xC3\xA9@example.com", "a@ex\xC3\xA4mple.com",
+                          "a@b\n"}) {
+    EXPECT_FALSE(is_email(bad)) << bad;
+  }
+  EXPECT_FALSE(is_email(std::string(65, 'a') + "@example.com"));             // local part over 64
+  EXPECT_FALSE(is_email("a@" + std::string(64, 'b') + ".com"));              // label over 63
+  const auto address = [](std::size_t last_label) {
+    return "a@" + std::string(63, 'b') + "." + std::string(63, 'c') + "." + std::string(63, 'd') + "." +
+           std::string(last_label, 'e');
+  };
+  EXPECT_TRUE(is_email(address(60)));   // 254 characters in all
+  EXPECT_FALSE(is_email(address(61)));  // 255
+}

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <array>
 #include <set>
 
 using namespace storeapi::crypto;
@@ -67,4 +68,25 @@ TEST(Crypto, ConstantTimeEquality) {
   EXPECT_TRUE(equal_constant_time(a, b));
   EXPECT_FALSE(equal_constant_time(a, c));
   EXPECT_FALSE(equal_constant_time(std::span(a).first(3), b));
+}
+
+TEST(Crypto, Base64urlIsBase64WithTheUrlAlphabetAndNoPadding) {
+  std::string data;
+  for (int i = 0; i < 40; ++i) {
+    std::string expected = base64(data);  // OpenSSL's encoder
+    while (!expected.empty() && expected.back() == '=') expected.pop_back();
+    for (char& c : expected) c = c == '+' ? '-' : c == '/' ? '_' : c;
+    EXPECT_EQ(base64url(data), expected);
+    data.push_back(static_cast<char>(i * 37 + 250));
+  }
+}
+
+TEST(Crypto, Base64urlDecodesIntoABufferOnlyWhenItFits) {
+  std::array<std::uint8_t, 3> three{};
+  EXPECT_EQ(base64url_decode("Zm9v", three), 3u);
+  EXPECT_EQ(as_chars(three), "foo");
+  std::array<std::uint8_t, 2> two{};
+  EXPECT_FALSE(base64url_decode("Zm9v", two).has_value());
+  EXPECT_EQ(base64url_decode("Zm8", two), 2u);
+  EXPECT_EQ(base64url_decode("", two), 0u);
 }

@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include <string>
+
 using namespace storeapi;
 using namespace storeapi::timefmt;
 
@@ -57,4 +59,16 @@ TEST(Time, RoundTripsThroughFormatAndParse) {
     auto text = format_ms_utc(t);
     EXPECT_EQ(parse_rfc3339(text), t - (((t % 1000) + 1000) % 1000)) << text;
   }
+}
+
+TEST(Time, FormatsPostgresInputWithEveryMicrosecond) {
+  char out[kPgTimestampMax];
+  const auto text = [&out](Micros t) { return std::string(out, format_pg_utc(t, out)); };
+  EXPECT_EQ(text(0), "1970-01-01 00:00:00.000000+00");
+  EXPECT_EQ(text(*parse_rfc3339("2026-11-21T20:39:02.123456Z")), "2026-11-21 20:39:02.123456+00");
+  EXPECT_EQ(text(-1), "1969-12-31 23:59:59.999999+00");
+  // The extremes parse_rfc3339 can give: year 0 is 1 BC, and an offset can cross a year.
+  EXPECT_EQ(text(*parse_rfc3339("0000-01-01T00:00:00Z")), "0001-01-01 00:00:00.000000+00 BC");
+  EXPECT_EQ(text(*parse_rfc3339("0000-01-01T00:00:00+01:00")), "0002-12-31 23:00:00.000000+00 BC");
+  EXPECT_EQ(text(*parse_rfc3339("9999-12-31T23:59:59.999999-23:59")), "10000-01-01 23:58:59.999999+00");
 }

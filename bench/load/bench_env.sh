@@ -1,0 +1,65 @@
+# Shared by the read benchmarks (sourced): a dedicated PostgreSQL cluster under
+# .dev/bench, seeded stores reused from run to run, read keys, and a storeapi server.
+# Nothing here is part of tools/test.
+set -euo pipefail
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+cd "$root"
+export STOREAPI_DEV_DIR=$root/.dev/bench
+admin=$root/build/storeapi-admin
+
+bench_setup() {
+  tools/deps
+  [[ -f build/build.ninja ]] || meson setup build --buildtype=release -Dwerror=true >/dev/null
+  ninja -C build -j 2 storeapi storeapi-admin bench/print-statements >/dev/null
+  tools/dev-db start
+  export STOREAPI_DATABASE_URL=$(tools/dev-db url)
+  "$admin" migrate >/dev/null
+}
+
+psql_bench() { psql "$STOREAPI_DATABASE_URL" -X -q -At "$@"; }
+
+# ensure_store SLUG ORDERS: prints the store id, creating and seeding it on first use.
+ensure_store() {
+  local slug=$1 orders=$2 id
+  id=$(psql_bench -c "select id from stores where slug = '$slug'")
+  if [[ -z $id ]]; then
+    id=$("$admin" store create --name "$slug" --slug "$slug" --currency EUR --plan advanced \
+           --owner-email "owner@$slug.example" | python3 -c 'import json,sys; print(json.load(sys.stdin)["id"])')
+    echo "seeding $slug with $orders orders..." >&2
+    "$admin" seed --store "$id" --orders "$orders" --products 2000 --customers 20000 --bookings 2000 >/dev/null
+    "$admin" store set-rate-limit --store "$id" --rpm 1000000000 >/dev/null
+    psql_bench -c "vacuum analyze" >/dev/null
+  fi
+  echo "$id"
+}
+
+# store_key STORE_ID: a read key for the store, created once and kept under .dev/bench.
+store_key() {
+  local file=$STOREAPI_DEV_DIR/keys/$1
+  if [[ ! -s $file ]]; then
+    mkdir -p "$(dirname "$file")"
+    "$admin" key create --store "$1" --name bench --access read |
+      python3 -c 'import json,sys; print(json.load(sys.stdin)["key"])' >"$file"
+  fi
+  cat "$file"
+}
+
+# start_server: storeapi on a free port with $THREADS threads (default 2) and $DB_CONNS
+# database connections per thread (default 1: measured best on 2 cores, bench/RESULTS.md); sets $base and $server_pid.
+start_server() {
+  local port
+  port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+  STOREAPI_LISTEN=127.0.0.1:$port STOREAPI_THREADS=${THREADS:-2} STOREAPI_DB_CONNS_PER_THREAD=${DB_CONNS:-1} \
+    STOREAPI_ACCESS_LOG=off \
+    STOREAPI_SECRET=bench-secret build/storeapi 2>"$STOREAPI_DEV_DIR/server.log" &
+  server_pid=$!
+  base=http://127.0.0.1:$port
+  for _ in $(seq 1 100); do
+    curl -fs "$base/readyz" >/dev/null 2>&1 && return 0
+    sleep 0.1
+  done
+  echo "storeapi did not start; see $STOREAPI_DEV_DIR/server.log" >&2
+  exit 1
+}
+
+stop_server() { kill "$server_pid" 2>/dev/null && wait "$server_pid" 2>/dev/null || true; }

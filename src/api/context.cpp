@@ -1,0 +1,29 @@
+#include "api/context.hpp"
+
+#include <cstdio>
+
+namespace storeapi::api {
+
+bool database_answered(Context& ctx, db::Outcome outcome, const db::Result& result) {
+  if (outcome != db::Outcome::done) {
+    fail_unavailable(ctx);
+    return false;
+  }
+  if (result.ok()) return true;
+  // Classes 08 (connection), 53 (insufficient resources) and 57 (operator intervention:
+  // statement_timeout, shutdown) are the database's state, not a fault of this request.
+  const std::string_view state = result.sqlstate();
+  const std::string_view cls = state.substr(0, 2);
+  if (cls == "08" || cls == "53" || cls == "57") {
+    fail_unavailable(ctx);
+    return false;
+  }
+  const std::string_view message = result.error_message();
+  std::fprintf(stderr, "storeapi: %.*s: statement failed: %.*s %.*s\n", static_cast<int>(ctx.req.request_id.size()),
+               ctx.req.request_id.data(), static_cast<int>(state.size()), state.data(), static_cast<int>(message.size()),
+               message.data());
+  fail(ctx, ErrorCode::internal_error);
+  return false;
+}
+
+}  // namespace storeapi::api

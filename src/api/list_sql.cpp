@@ -1,0 +1,157 @@
+#include "api/list_sql.hpp"
+
+#include <stdexcept>
+
+namespace storeapi::api {
+namespace {
+
+constexpr std::string_view path_name(PagePath path) {
+  switch (path) {
+    case PagePath::walk: return "walk";
+    case PagePath::sync: return "sync";
+    case PagePath::selective: return "selective";
+  }
+  return "";
+}
+
+// "$n". (Built by appending: g++ 12 warns falsely on "$" + std::to_string(n).)
+std::string param(int n) {
+  std::string out("$");
+  out += std::to_string(n);
+  return out;
+}
+
+// `condition` with every `$?` replaced by `$n`.
+std::string numbered(std::string_view condition, int n) {
+  std::string out;
+  const std::string placeholder = param(n);
+  for (std::size_t i = 0; i < condition.size(); ++i) {
+    if (condition.compare(i, 2, "$?") == 0) {
+      out += placeholder;
+      ++i;
+    } else {
+      out += condition[i];
+    }
+  }
+  return out;
+}
+
+// The conditions and parameter numbers every path shares.
+struct Conditions {
+  std::string keyset;    // the two exclusive (created_at, id) bounds
+  std::string filters;   // " and ..." for each non-selective filter
+  std::string updated;   // the updated_at window (sync and selective paths, if the list has one)
+  std::string updated_before;  // its upper end's parameter
+  std::string selective;  // the selective filter's condition (selective path)
+  int params = 6;        // how many the statement takes
+};
+
+Conditions conditions(const ListSpec& spec, PagePath path) {
+  Conditions c;
+  c.keyset = "(r.created_at, r.id) > ($2::timestamptz, $3::uuid) and (r.created_at, r.id) < ($4::timestamptz, $5::uuid)";
+  const FilterSpec* selective = nullptr;
+  for (const FilterSpec& filter : spec.filters) {
+    if (filter.selective) {
+      selective = &filter;
+      continue;
+    }
+    c.filters += " and " + numbered(filter.condition, ++c.params);
+  }
+  if (path != PagePath::walk && spec.updated_bounds) {
+    const std::string after = param(++c.params);
+    const std::string before = param(++c.params);
+    c.updated = "r.updated_at > " + after + "::timestamptz and r.updated_at < " + before + "::timestamptz";
+    c.updated_before = before;
+  }
+  if (path == PagePath::selective) c.selective = numbered(selective->condition, ++c.params);
+  return c;
+}
+
+std::string order_by(bool ascending) {
+  return ascending ? " order by r.created_at, r.id" : " order by r.created_at desc, r.id desc";
+}
+
+std::string rendered(const PageSource& source) {
+  return "select " + std::string(source.render) + ", r.created_at, r.id";
+}
+
+// Walk and selective: one ordered, limited read. For the walk the planner follows the
+// (store_id, created_at, id) index, and the LATERAL rendering runs only for the rows the
+// limit lets through.
+std::string direct_sql(const PageSource& source, const Conditions& c, PagePath path, bool ascending) {
+  std::string sql = rendered(source) + " from " + std::string(source.table) + " r " + std::string(source.joins) +
+                    " where r.store_id = $1 and " + c.keyset + c.filters;
+  if (!c.updated.empty()) sql += " and " + c.updated;
+  if (path == PagePath::selective) sql += " and " + c.selective;
+  return sql + order_by(ascending) + " limit $6";
+}
+
+// Sync: `changed` holds the ids of the records in the updated_at window, read from its
+// index (index-only where the visibility map allows) and capped one past kSyncCandidates.
+// At most that many: the page is sorted from them, each fetched by primary key. More: the
+// created_at walk checks the window on the way. There the window is written as
+// `(…) is true`, which no index can serve, because a generic plan would otherwise read
+// the whole window from the updated_at index and sort it (2.7 s for a 1,000,000-record
+// window); and since created_at <= updated_at, the window's upper end also bounds the
+// walk. Both branches give the page's ids; the rendering joins them back once, so it
+// never runs for records left out.
+std::string sync_sql(const PageSource& source, const Conditions& c, bool ascending) {
+  const std::string table(source.table);
+  const std::string cap = std::to_string(kSyncCandidates);
+  const std::string count = "(select count(*) from changed)";
+  return "with changed as materialized (select r.id from " + table + " r where r.store_id = $1 and " + c.updated +
+         " limit " + std::to_string(kSyncCandidates + 1) + "), page as ((select r.id from changed c join " + table +
+         " r on r.store_id = $1 and r.id = c.id where " + count + " <= " + cap + " and " + c.keyset + c.filters +
+         order_by(ascending) + " limit $6) union all (select r.id from " + table + " r where " + count + " > " + cap +
+         " and r.store_id = $1 and " + c.keyset + " and r.created_at < " + c.updated_before + "::timestamptz" +
+         c.filters + " and (" + c.updated + ") is true" + order_by(ascending) + " limit $6)) " + rendered(source) +
+         " from page p join " + table + " r on r.store_id = $1 and r.id = p.id " + std::string(source.joins) +
+         order_by(ascending);
+}
+
+}  // namespace
+
+ReadStatements::ReadStatements(std::string_view prefix, const PageSource& source, const ListSpec& spec) {
+  slots_.fill(-1);
+  add(std::string(prefix) + "_get",
+      "select " + std::string(source.render) + " from " + std::string(source.table) + " r " +
+          std::string(source.joins) + " where r.store_id = $1 and r.id = $2",
+      2);
+  bool has_selective = false;
+  for (const FilterSpec& filter : spec.filters) has_selective = has_selective || filter.selective;
+  for (bool ascending : {false, true}) {
+    const Conditions walk = conditions(spec, PagePath::walk);
+    add_page(PagePath::walk, ascending, prefix, direct_sql(source, walk, PagePath::walk, ascending), walk.params);
+    if (spec.updated_bounds) {
+      const Conditions sync = conditions(spec, PagePath::sync);
+      add_page(PagePath::sync, ascending, prefix, sync_sql(source, sync, ascending), sync.params);
+    }
+    if (has_selective) {
+      const Conditions selective = conditions(spec, PagePath::selective);
+      add_page(PagePath::selective, ascending, prefix,
+               direct_sql(source, selective, PagePath::selective, ascending), selective.params);
+    }
+  }
+}
+
+std::size_t ReadStatements::add(std::string name, std::string sql, int params) {
+  const std::size_t i = count_++;
+  names_[i] = std::move(name);
+  sqls_[i] = std::move(sql);
+  statements_[i] = db::Statement{names_[i].c_str(), sqls_[i].c_str(), params};
+  return i;
+}
+
+void ReadStatements::add_page(PagePath path, bool ascending, std::string_view prefix, std::string sql, int params) {
+  const std::size_t i = add(std::string(prefix) + "_" + std::string(path_name(path)) + (ascending ? "_asc" : "_desc"),
+                            std::move(sql), params);
+  slots_[static_cast<std::size_t>(path) * 2 + (ascending ? 1 : 0)] = static_cast<int>(i);
+}
+
+const db::Statement& ReadStatements::statement(PagePath path, bool ascending) const {
+  const int slot = slots_[static_cast<std::size_t>(path) * 2 + (ascending ? 1 : 0)];
+  if (slot < 0) throw std::logic_error("ReadStatements: no statement for this path");
+  return statements_[static_cast<std::size_t>(slot)];
+}
+
+}  // namespace storeapi::api

@@ -1,0 +1,30 @@
+#include "api/record.hpp"
+
+namespace storeapi::api {
+
+bool refuse_query_params(Context& ctx) {
+  http::Query& query = ctx.services.query;
+  if (const auto error = query.parse(ctx.req.query)) {
+    fail(ctx, ErrorCode::parameter_invalid, error->param, error->message);
+    return true;
+  }
+  if (query.params().empty()) return false;
+  fail(ctx, ErrorCode::parameter_unknown, query.params().front().name);
+  return true;
+}
+
+runtime::task<void> serve_record(Context& ctx, const db::Statement& statement) {
+  if (refuse_query_params(ctx)) co_return;
+  db::Unit unit;
+  unit.add(statement, {ctx.caller.store(), ctx.match.id});
+  const db::Outcome outcome = co_await ctx.services.pool.run(unit);
+  const db::Result& result = unit.result(0);
+  if (!database_answered(ctx, outcome, result)) co_return;
+  if (result.rows() == 0) {
+    fail(ctx, ErrorCode::resource_not_found, "id");
+    co_return;
+  }
+  ctx.res.body.assign(result.text(0, 0));
+}
+
+}  // namespace storeapi::api
