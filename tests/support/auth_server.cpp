@@ -13,7 +13,7 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "support/auth_wait.hpp"
+#include "support/poll.hpp"
 
 namespace storeapi::testing {
 namespace {
@@ -88,7 +88,7 @@ AuthServer::AuthServer(AuthServerOptions options) : options_(std::move(options))
   ::close(null_fd);
 
   bool exited = false;
-  bool up = wait_until([&] {
+  bool up = eventually([&] {
     int status = 0;
     if (::waitpid(pid_, &status, WNOHANG) == pid_) {
       exited = true;
@@ -112,7 +112,7 @@ AuthServer::~AuthServer() {
   if (pid_ > 0) {
     ::kill(pid_, SIGTERM);
     // DESIGN: SIGTERM exits within 10 s; past a generous margin, force it.
-    bool gone = wait_until([&] { return ::waitpid(pid_, nullptr, WNOHANG) == pid_; }, std::chrono::seconds(20));
+    bool gone = eventually([&] { return ::waitpid(pid_, nullptr, WNOHANG) == pid_; }, std::chrono::seconds(20));
     if (!gone) {
       ::kill(pid_, SIGKILL);
       ::waitpid(pid_, nullptr, 0);

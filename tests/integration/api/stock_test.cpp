@@ -111,7 +111,7 @@ TEST_F(Stock, AChangeWakesTheDispatchers) {
   EXPECT_TRUE(eventually([&] {
     conn->get_notifs();
     return wake_ups.count > 0;
-  }));
+  }, std::chrono::seconds(10)));
 }
 
 TEST_F(Stock, NeverBelowZero) {

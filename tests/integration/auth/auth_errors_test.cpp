@@ -4,7 +4,7 @@
 
 #include "common/crypto.hpp"
 #include "common/time.hpp"
-#include "support/auth_wait.hpp"
+#include "support/poll.hpp"
 
 namespace storeapi::testing {
 namespace {
@@ -84,7 +84,7 @@ TEST_F(AuthErrors, KeyExpiringWhileCachedIsRefusedOnceItsTimePassed) {
   auto key = create_key(store.id, "full", "", timefmt::format_ms_utc(expiry));
   auto connections = warm_on_every_core(key.key);
   // No invalidation announces an expiry: each core checks it on every request.
-  EXPECT_TRUE(wait_until([&] { return timefmt::now_micros() > expiry + 1'000; }, std::chrono::seconds(10)));
+  EXPECT_TRUE(eventually([&] { return timefmt::now_micros() > expiry + 1'000; }, std::chrono::seconds(10)));
   for (auto& c : connections)
     expect_error(c.get("/v1/store", bearer(key.key)), 401, "authentication_error", "expired_api_key");
 }

@@ -6,7 +6,7 @@
 #include <set>
 
 #include "admin/admin_cli.hpp"
-#include "support/auth_wait.hpp"
+#include "support/poll.hpp"
 
 namespace storeapi::testing {
 
@@ -139,7 +139,7 @@ bool AuthTest::server_listening() {
 bool AuthTest::wait_connected() {
   const auto& o = server_->options();
   const int expected = static_cast<int>(o.threads * o.db_conns_per_thread) + 1;
-  return wait_until([&] { return server_connections() == expected && server_listening(); });
+  return eventually([&] { return server_connections() == expected && server_listening(); });
 }
 
 }  // namespace storeapi::testing

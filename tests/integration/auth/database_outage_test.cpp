@@ -11,7 +11,7 @@
 #include "common/crypto.hpp"
 #include "integration/auth/auth_fixture.hpp"
 #include "support/auth_postgres.hpp"
-#include "support/auth_wait.hpp"
+#include "support/poll.hpp"
 
 namespace storeapi::testing {
 namespace {
@@ -105,7 +105,7 @@ TEST_F(DatabaseOutage, StoppedUnderLoadAnswers503QuicklyAndRecoversWithoutRestar
   auto connections = warm_on_every_core(warm.key, 16);
 
   ColdKeyLoad load(server().port(), 4);
-  ASSERT_TRUE(wait_until([&] { return get("/v1/store", bearer(random_key())).status == 401; }));
+  ASSERT_TRUE(eventually([&] { return get("/v1/store", bearer(random_key())).status == 401; }));
   postgres().stop();
   const auto stopped = Clock::now();
 
@@ -136,14 +136,14 @@ TEST_F(DatabaseOutage, StoppedUnderLoadAnswers503QuicklyAndRecoversWithoutRestar
   // A warm key needs no database: GET /v1/store is still served from the cache.
   for (auto& c : connections) EXPECT_EQ(c.get("/v1/store", bearer(warm.key)).status, 200);
   // Readiness follows the database on every core.
-  EXPECT_TRUE(wait_until([&] { return all_answer("/readyz", {}, 503); }));
+  EXPECT_TRUE(eventually([&] { return all_answer("/readyz", {}, 503); }));
   expect_error(get("/readyz"), 503, "api_error", "service_unavailable");
   EXPECT_EQ(get("/healthz").status, 200);
 
   postgres().start();
-  EXPECT_TRUE(wait_until([&] { return all_answer("/v1/store", bearer(cold.key), 200); })) << server().log();
+  EXPECT_TRUE(eventually([&] { return all_answer("/v1/store", bearer(cold.key), 200); })) << server().log();
   // Each core reconnects on its own backoff (up to 2 s).
-  EXPECT_TRUE(wait_until([&] { return all_answer("/readyz", {}, 200); }));
+  EXPECT_TRUE(eventually([&] { return all_answer("/readyz", {}, 200); }));
   EXPECT_TRUE(all_answer("/v1/store", bearer(random_key()), 401));
   EXPECT_TRUE(wait_connected()) << server_connections();
 }
@@ -174,7 +174,7 @@ TEST_F(DatabaseOutage, NoConnectionLeaksAfterAHundredReconnects) {
   admin({"key", "revoke", "--key", key.id});
   EXPECT_TRUE(all_answer("/v1/store", bearer(key.key), 401));
   // The server closes its side of the test's connections when it reads their end.
-  EXPECT_TRUE(wait_until([&] { return server().open_fds() == fds_before; }, 5s))
+  EXPECT_TRUE(eventually([&] { return server().open_fds() == fds_before; }, 5s))
       << server().open_fds() << " open descriptors, " << fds_before << " before";
 }
 
@@ -198,16 +198,16 @@ TEST_F(DatabaseOutage, FrozenDatabaseAnswers503OnceTheTimeoutPassed) {
   EXPECT_LE(took, 10s) << std::chrono::duration<double>(took).count() << " s";
   // Each pooled connection gives up when a request finds it unanswered; once all have,
   // the answer comes at once (they are reconnecting), and readiness says so.
-  EXPECT_TRUE(wait_until([&] {
+  EXPECT_TRUE(eventually([&] {
     auto sent = Clock::now();
     return all_answer("/v1/store", bearer(key.key), 503) && Clock::now() - sent < 8 * kUnavailableWithin;
   }));
   EXPECT_TRUE(all_answer("/readyz", {}, 503));
 
   postgres().thaw();
-  EXPECT_TRUE(wait_until([&] { return all_answer("/v1/store", bearer(key.key), 200); })) << server().log();
+  EXPECT_TRUE(eventually([&] { return all_answer("/v1/store", bearer(key.key), 200); })) << server().log();
   // Each core reconnects on its own backoff (up to 2 s).
-  EXPECT_TRUE(wait_until([&] { return all_answer("/readyz", {}, 200); }));
+  EXPECT_TRUE(eventually([&] { return all_answer("/readyz", {}, 200); }));
 }
 
 class DatabaseDownAtStart : public DatabaseOutage {
@@ -230,9 +230,9 @@ TEST_F(DatabaseDownAtStart, StartsAnswers503AndServesOnceTheDatabaseIsUp) {
   expect_error(get("/v1/store"), 401, "authentication_error", "missing_api_key");
 
   postgres().start();
-  EXPECT_TRUE(wait_until([&] { return all_answer("/v1/store", bearer(key.key), 200); })) << server_->log();
+  EXPECT_TRUE(eventually([&] { return all_answer("/v1/store", bearer(key.key), 200); })) << server_->log();
   // Each core reconnects on its own backoff (up to 2 s).
-  EXPECT_TRUE(wait_until([&] { return all_answer("/readyz", {}, 200); }));
+  EXPECT_TRUE(eventually([&] { return all_answer("/readyz", {}, 200); }));
   EXPECT_TRUE(wait_connected()) << server_connections();
 }
 

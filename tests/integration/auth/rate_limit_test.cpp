@@ -8,7 +8,7 @@
 #include <thread>
 
 #include "integration/auth/auth_fixture.hpp"
-#include "support/auth_wait.hpp"
+#include "support/poll.hpp"
 
 namespace storeapi::testing {
 namespace {
@@ -94,7 +94,7 @@ TEST_F(RateLimit, RefusedRequestsConsumeNothing) {
   const int refilled = static_cast<int>((std::chrono::steady_clock::now() - start) / std::chrono::seconds(1)) + 1;
   EXPECT_GE(refused, 200 - refilled);
   // So the next token is about a second away, not minutes.
-  EXPECT_TRUE(wait_until([&] { return c.get("/v1/store", bearer(key)).status == 200; }, std::chrono::seconds(10),
+  EXPECT_TRUE(eventually([&] { return c.get("/v1/store", bearer(key)).status == 200; }, std::chrono::seconds(10),
                          std::chrono::milliseconds(100)));
 }
 
