@@ -167,4 +167,13 @@ bool ServerProcess::running() {
 std::string ServerProcess::stdout_text() const { return read_all(stdout_fd_); }
 std::string ServerProcess::stderr_text() const { return read_all(stderr_fd_); }
 
+std::size_t ServerProcess::open_fds() const {
+  std::size_t count = 0;
+  std::error_code error;
+  for (std::filesystem::directory_iterator it("/proc/" + std::to_string(pid_) + "/fd", error), end;
+       !error && it != end; it.increment(error))
+    ++count;
+  return count;
+}
+
 }  // namespace storeapi::testing

@@ -50,6 +50,9 @@ class ServerProcess {
   std::string stdout_text() const;
   std::string stderr_text() const;
 
+  // How many file descriptors it has open now (to spot leaks).
+  std::size_t open_fds() const;
+
  private:
   void spawn(const ProcessOptions& options);
   void wait_until_listening(std::chrono::milliseconds timeout);

@@ -49,7 +49,7 @@ class DatabaseOutage : public AuthTest {
 
   // Whether every one of `n` new connections gets `status` for GET `target` with `headers`
   // (spread over both cores, which learn about the database independently).
-  bool all_answer(const std::string& target, const HttpHeaders& headers, int status, int n = 8) {
+  bool all_answer(const std::string& target, const Headers& headers, int status, int n = 8) {
     for (int i = 0; i < n; ++i)
       if (get(target, headers).status != status) return false;
     return true;
@@ -71,10 +71,10 @@ class ColdKeyLoad {
   ColdKeyLoad(std::uint16_t port, int clients) {
     for (int i = 0; i < clients; ++i) {
       threads_.emplace_back([this, port] {
-        RawHttpConnection c(port);
+        HttpClient c(port, kReplyTimeout);
         while (!stop_) {
           auto sent = Clock::now();
-          HttpReply r = c.get("/v1/store", bearer(random_key()));
+          HttpResponse r = c.get("/v1/store", bearer(random_key()));
           std::lock_guard lock(mutex_);
           results_.push_back({sent, Clock::now() - sent, r.status});
         }
@@ -110,7 +110,7 @@ TEST_F(DatabaseOutage, StoppedUnderLoadAnswers503QuicklyAndRecoversWithoutRestar
   const auto stopped = Clock::now();
 
   // A key no core has seen needs the database: 503 at once, with Retry-After.
-  HttpReply first = get("/v1/store", bearer(cold.key));
+  HttpResponse first = get("/v1/store", bearer(cold.key));
   const auto first_took = Clock::now() - stopped;
   EXPECT_EQ(first.status, 503) << first.body;
   expect_error(first, 503, "api_error", "service_unavailable");
@@ -141,7 +141,7 @@ TEST_F(DatabaseOutage, StoppedUnderLoadAnswers503QuicklyAndRecoversWithoutRestar
   EXPECT_EQ(get("/healthz").status, 200);
 
   postgres().start();
-  EXPECT_TRUE(eventually([&] { return all_answer("/v1/store", bearer(cold.key), 200); })) << server().log();
+  EXPECT_TRUE(eventually([&] { return all_answer("/v1/store", bearer(cold.key), 200); })) << server().stderr_text();
   // Each core reconnects on its own backoff (up to 2 s).
   EXPECT_TRUE(eventually([&] { return all_answer("/readyz", {}, 200); }));
   EXPECT_TRUE(all_answer("/v1/store", bearer(random_key()), 401));
@@ -185,13 +185,11 @@ TEST_F(DatabaseOutage, NoConnectionLeaksAfterAHundredReconnects) {
 TEST_F(DatabaseOutage, FrozenDatabaseAnswers503OnceTheTimeoutPassed) {
   auto store = db_.create_store();
   auto key = create_key(store.id);
-  server_.reset();
-  server_ = std::make_unique<AuthServer>(AuthServerOptions{db_.url(), 2, 2, {{"STOREAPI_DB_TIMEOUT_MS", "1000"}}});
-  ASSERT_TRUE(wait_connected());
+  ASSERT_NO_FATAL_FAILURE(start_server(2, 2, {{"STOREAPI_DB_TIMEOUT_MS", "1000"}}));
 
   postgres().freeze();
   const auto frozen = Clock::now();
-  HttpReply r = get("/v1/store", bearer(key.key));
+  HttpResponse r = get("/v1/store", bearer(key.key));
   const auto took = Clock::now() - frozen;
   expect_error(r, 503, "api_error", "service_unavailable");
   EXPECT_GE(took, 1s);  // not before the database had its chance
@@ -205,7 +203,7 @@ TEST_F(DatabaseOutage, FrozenDatabaseAnswers503OnceTheTimeoutPassed) {
   EXPECT_TRUE(all_answer("/readyz", {}, 503));
 
   postgres().thaw();
-  EXPECT_TRUE(eventually([&] { return all_answer("/v1/store", bearer(key.key), 200); })) << server().log();
+  EXPECT_TRUE(eventually([&] { return all_answer("/v1/store", bearer(key.key), 200); })) << server().stderr_text();
   // Each core reconnects on its own backoff (up to 2 s).
   EXPECT_TRUE(eventually([&] { return all_answer("/readyz", {}, 200); }));
 }
@@ -220,17 +218,17 @@ TEST_F(DatabaseDownAtStart, StartsAnswers503AndServesOnceTheDatabaseIsUp) {
   auto key = create_key(store.id);
   postgres().stop();
 
-  server_ = std::make_unique<AuthServer>(AuthServerOptions{db_.url(), 2, 2, {}});
+  launch_server();
   EXPECT_TRUE(all_answer("/readyz", {}, 503));
   EXPECT_TRUE(all_answer("/healthz", {}, 200));
-  HttpReply r = get("/v1/store", bearer(key.key));
+  HttpResponse r = get("/v1/store", bearer(key.key));
   expect_error(r, 503, "api_error", "service_unavailable");
   EXPECT_GE(header_number(r, "Retry-After"), 1);
   // Requests that fail before any lookup need no database.
   expect_error(get("/v1/store"), 401, "authentication_error", "missing_api_key");
 
   postgres().start();
-  EXPECT_TRUE(eventually([&] { return all_answer("/v1/store", bearer(key.key), 200); })) << server_->log();
+  EXPECT_TRUE(eventually([&] { return all_answer("/v1/store", bearer(key.key), 200); })) << server_->stderr_text();
   // Each core reconnects on its own backoff (up to 2 s).
   EXPECT_TRUE(eventually([&] { return all_answer("/readyz", {}, 200); }));
   EXPECT_TRUE(wait_connected()) << server_connections();
