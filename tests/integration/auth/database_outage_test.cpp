@@ -1,7 +1,7 @@
 // The server and a database that goes away (DESIGN §1: "while the DB is unreachable
 // requests get 503 quickly, and the server recovers without restart"; PITFALLS: survive a
 // database restart, no leaked connections). These tests stop and start PostgreSQL, so they
-// run on a cluster of their own (ThrowawayPostgres), never the shared test cluster.
+// run on a cluster of their own (ThrowawayCluster), never the shared test cluster.
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -10,7 +10,7 @@
 
 #include "common/crypto.hpp"
 #include "integration/auth/auth_fixture.hpp"
-#include "support/auth_postgres.hpp"
+#include "support/throwaway_cluster.hpp"
 #include "support/poll.hpp"
 
 namespace storeapi::testing {
@@ -31,12 +31,12 @@ class DatabaseOutage : public AuthTest {
  protected:
   DatabaseOutage() : AuthTest(postgres().url()) {}
 
-  static void SetUpTestSuite() { postgres_ = new ThrowawayPostgres(); }
+  static void SetUpTestSuite() { postgres_ = new ThrowawayCluster(); }
   static void TearDownTestSuite() {
     delete postgres_;
     postgres_ = nullptr;
   }
-  static ThrowawayPostgres& postgres() {
+  static ThrowawayCluster& postgres() {
     if (!postgres_) throw std::runtime_error("no PostgreSQL of this suite: see the set-up failure above");
     return *postgres_;
   }
@@ -55,7 +55,7 @@ class DatabaseOutage : public AuthTest {
     return true;
   }
 
-  static inline ThrowawayPostgres* postgres_ = nullptr;
+  static inline ThrowawayCluster* postgres_ = nullptr;
 };
 
 struct Timed {
