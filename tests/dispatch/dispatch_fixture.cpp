@@ -3,6 +3,7 @@
 #include "admin/webhooks.hpp"
 
 #include <signal.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -13,7 +14,7 @@
 namespace storeapi::testing {
 
 SmtpSink::SmtpSink(int refuse) {
-  dir_ = temp_path("storeapi-smtp-XXXXXX");
+  dir_ = (std::filesystem::temp_directory_path() / "storeapi-smtp-XXXXXX").string();
   if (!mkdtemp(dir_.data())) throw std::runtime_error("mkdtemp failed");
   int out[2];
   if (pipe(out) != 0) throw std::runtime_error("pipe failed");
@@ -39,7 +40,7 @@ SmtpSink::SmtpSink(int refuse) {
 
 SmtpSink::~SmtpSink() {
   ::kill(pid_, SIGKILL);
-  wait_for_child(pid_, std::chrono::seconds(10));
+  ::waitpid(pid_, nullptr, 0);
   std::filesystem::remove_all(dir_);
 }
 

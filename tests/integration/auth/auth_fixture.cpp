@@ -7,6 +7,7 @@
 
 #include "admin/admin_cli.hpp"
 #include "support/poll.hpp"
+#include "support/readiness.hpp"
 
 namespace storeapi::testing {
 
@@ -152,7 +153,10 @@ bool AuthTest::server_listening() {
 
 bool AuthTest::wait_connected() {
   const int expected = static_cast<int>(threads_ * conns_per_thread_) + 1;
-  return eventually([&] { return server_connections() == expected && server_listening(); });
+  // A connection shows in pg_stat_activity before the server has prepared its statements
+  // on it, so the server's own word (/readyz on every core) closes the gap.
+  return eventually([&] { return server_connections() == expected && server_listening(); }) &&
+         every_core_ready(server_->port());
 }
 
 }  // namespace storeapi::testing

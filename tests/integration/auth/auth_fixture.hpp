@@ -82,7 +82,8 @@ class AuthTest : public ::testing::Test {
   // storeapi), and whether its LISTEN connection is among them.
   int server_connections();
   bool server_listening();
-  // Waits until the server holds exactly threads × conns + 1 connections, one listening.
+  // Waits until the server holds exactly threads × conns + 1 connections, one listening,
+  // and every core answers /readyz.
   bool wait_connected();
 
   std::string query_value(const std::string& sql);
