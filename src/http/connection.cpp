@@ -61,29 +61,48 @@ runtime::task<void> Connection::serve() {
     std::span<char> space = reader_.recv_space();
     if (space.empty()) co_return co_await refuse(reader_.rejection());
 
-    runtime::Deadline idle_deadline;
-    const runtime::Deadline* deadline = &request_deadline_;
     if (!mid_request) {
-      idle_deadline = runtime::Deadline::after(server_.options().idle_timeout);
-      deadline = &idle_deadline;
-    } else if (!deadline_armed_) {
-      // Slowloris defence: the rest of this request must arrive within one deadline,
-      // however the bytes are spread over time.
-      request_deadline_ = runtime::Deadline::after(server_.options().request_timeout);
-      deadline_armed_ = true;
+      arm(runtime::Clock::now() + server_.options().idle_timeout);
+    } else {
+      if (!deadline_armed_) {
+        // Slowloris defence: the rest of this request must arrive within one deadline,
+        // however the bytes are spread over time.
+        request_deadline_ = runtime::Clock::now() + server_.options().request_timeout;
+        deadline_armed_ = true;
+      }
+      arm(request_deadline_);
     }
     idle_ = !mid_request;
-    int n = co_await runtime::recv(fd_, space.data(), space.size(), deadline);
+    int n = co_await runtime::recv(fd_, space.data(), space.size());
     idle_ = false;
+    bool expired = disarmed_by_deadline(n);
     if (n > 0) {
       reader_.commit(static_cast<std::size_t>(n));
       continue;
     }
     // A request cut short by its deadline gets a 408; an idle timeout, the peer closing
     // or the server draining just close.
-    if (n == -ECANCELED && mid_request && !server_.draining()) co_await refuse(Rejection::request_timeout);
+    if (expired && mid_request && !server_.draining()) co_await refuse(Rejection::request_timeout);
     co_return;
   }
+}
+
+void Connection::arm(runtime::Clock::time_point deadline) noexcept {
+  deadline_ = deadline;
+  timed_out_ = false;
+  waiting_ = true;
+}
+
+bool Connection::disarmed_by_deadline(int result) noexcept {
+  waiting_ = false;
+  // A cancel that lost the race against the completion changes nothing: the bytes count.
+  return result == -ECANCELED && timed_out_;
+}
+
+void Connection::expire_if_due(runtime::Clock::time_point now) {
+  if (!waiting_ || timed_out_ || now < deadline_) return;
+  timed_out_ = true;
+  runtime::Reactor::current().cancel_fd(fd_);
 }
 
 runtime::task<bool> Connection::answer(Request& req) {
@@ -120,8 +139,9 @@ runtime::task<void> Connection::refuse(Rejection why) {
 runtime::task<bool> Connection::flush() {
   std::size_t off = 0;
   while (off < out_.size()) {
-    runtime::Deadline deadline = runtime::Deadline::after(server_.options().send_timeout);
-    int n = co_await runtime::send(fd_, out_.data() + off, out_.size() - off, &deadline);
+    arm(runtime::Clock::now() + server_.options().send_timeout);
+    int n = co_await runtime::send(fd_, out_.data() + off, out_.size() - off);
+    disarmed_by_deadline(n);
     if (n <= 0) {
       out_.clear();
       co_return false;

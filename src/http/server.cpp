@@ -4,7 +4,10 @@
 #include <unistd.h>
 
 #include "http/connection.hpp"
+#include "runtime/io.hpp"
 #include "runtime/spawn.hpp"
+
+#include <algorithm>
 
 namespace storeapi::http {
 
@@ -16,7 +19,23 @@ Server::Server(int listen_fd, Handler& handler, ServerOptions options)
 
 Server::~Server() = default;
 
-void Server::start() { acceptor_.start(); }
+void Server::start() {
+  acceptor_.start();
+  runtime::spawn(sweep_deadlines());
+}
+
+runtime::task<void> Server::sweep_deadlines() {
+  // A deadline is honoured within one tick: an eighth of the shortest timeout, between
+  // 10 ms and 250 ms (10 s request deadline: within 250 ms).
+  auto shortest = std::min({options_.request_timeout, options_.idle_timeout, options_.send_timeout});
+  auto tick = std::clamp<std::chrono::milliseconds>(shortest / 8, std::chrono::milliseconds(10),
+                                                    std::chrono::milliseconds(250));
+  for (;;) {
+    co_await runtime::sleep_for(tick);
+    auto now = runtime::Clock::now();
+    for (Connection* c = head_; c; c = c->next) c->expire_if_due(now);
+  }
+}
 
 void Server::on_accept(int fd) {
   if (count_ >= options_.max_connections || draining_) return refuse(fd);
@@ -39,10 +58,7 @@ void Server::drain(std::function<void()> on_drained) {
   on_drained_ = std::move(on_drained);
   acceptor_.stop();
   for (Connection* c = head_; c; c = c->next) {
-    if (!c->idle()) continue;
-    io_uring_sqe* sqe = runtime::Reactor::current().get_sqe();
-    io_uring_prep_cancel_fd(sqe, c->fd(), IORING_ASYNC_CANCEL_ALL);
-    io_uring_sqe_set_data64(sqe, 0);
+    if (c->idle()) runtime::Reactor::current().cancel_fd(c->fd());
   }
   if (count_ == 0 && on_drained_) std::exchange(on_drained_, nullptr)();
 }

@@ -9,6 +9,7 @@
 #include "http/handler.hpp"
 #include "http/request_reader.hpp"
 #include "runtime/net.hpp"
+#include "runtime/task.hpp"
 
 namespace storeapi::http {
 
@@ -48,6 +49,8 @@ class Server {
   void refuse(int fd);
   void link(Connection* c) noexcept;
   void unlink(Connection* c) noexcept;
+  // Every tick: cancels the receives and sends whose connection deadline passed.
+  runtime::task<void> sweep_deadlines();
 
   Handler& handler_;
   ServerOptions options_;

@@ -59,6 +59,12 @@ void Reactor::cancel(const Completion* target) {
   io_uring_sqe_set_data64(sqe, 0);
 }
 
+void Reactor::cancel_fd(int fd) {
+  io_uring_sqe* sqe = get_sqe();
+  io_uring_prep_cancel_fd(sqe, fd, IORING_ASYNC_CANCEL_ALL);
+  io_uring_sqe_set_data64(sqe, 0);
+}
+
 unsigned Reactor::cq_overflow() const noexcept { return *ring_.cq.koverflow; }
 
 void Reactor::arm_wakeup() {

@@ -50,6 +50,10 @@ class Reactor {
   // Asks the kernel to cancel the operation whose completion is `target`; the victim still
   // completes (with -ECANCELED, or normally if it was already done).
   void cancel(const Completion* target);
+  // Asks the kernel to cancel every operation in flight on `fd` (each completes with
+  // -ECANCELED). Operations submitted after this call are not affected: the kernel runs
+  // submissions in order.
+  void cancel_fd(int fd);
 
   // Completion-queue overflows observed by the kernel (should stay 0; see PITFALLS).
   unsigned cq_overflow() const noexcept;
