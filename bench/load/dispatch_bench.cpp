@@ -12,6 +12,8 @@
 #include "support/dispatcher_process.hpp"
 #include "support/webhook_receiver.hpp"
 
+#include <signal.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -128,7 +130,7 @@ int main(int argc, char** argv) {
   auto committed = Clock::now();
   if (!await_requests(receiver, static_cast<std::size_t>(o.events))) {
     std::fprintf(stderr, "dispatch-bench: only %zu of %ld events arrived\n%s", receiver.count(), o.events,
-                 dispatcher.log().c_str());
+                 dispatcher.stderr_text().c_str());
     return 1;
   }
   auto delivered = Clock::now();
@@ -164,7 +166,8 @@ int main(int argc, char** argv) {
   }
   std::sort(lags.begin(), lags.end());
   Lag lag{percentile(lags, 0.50), percentile(lags, 0.90), percentile(lags, 0.99), lags.back()};
-  int exit_code = dispatcher.stop();
+  dispatcher.signal(SIGTERM);
+  const int exit_code = dispatcher.wait_exit(std::chrono::seconds(30)).value_or(-1);  // -1: still running
 
   std::printf("| measurement | value |\n|---|---|\n");
   std::printf("| throughput: events committed in one transaction | %ld (insert %.2f s) |\n", o.events, insert_s);

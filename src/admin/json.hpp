@@ -1,37 +1,72 @@
 #pragma once
-// A minimal JSON text builder for the admin tool's output (one object per command).
-// Commas and nesting are tracked here so callers only state keys and values.
+// The admin tool's JSON output (one object per command), as a convenience over
+// json::Writer: that writer does the escaping and the commas, this adds overloads by
+// value type, key/value fields, optional values (null when empty) and seconds as numbers.
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
-#include <vector>
+
+#include "json/writer.hpp"
 
 namespace storeapi::admin {
 
-// `text` as a JSON string literal, quotes included (UTF-8 passes through unchanged).
-std::string json_quote(std::string_view text);
-
 class JsonWriter {
  public:
-  JsonWriter& begin_object();
-  JsonWriter& end_object();
-  JsonWriter& begin_array();
-  JsonWriter& end_array();
-  JsonWriter& key(std::string_view name);
+  JsonWriter() = default;
+  // The writer appends to out_: a copy would write into the original's text.
+  JsonWriter(const JsonWriter&) = delete;
+  JsonWriter& operator=(const JsonWriter&) = delete;
 
-  JsonWriter& value(std::string_view text);
+  JsonWriter& begin_object() {
+    writer_.begin_object();
+    return *this;
+  }
+  JsonWriter& end_object() {
+    writer_.end_object();
+    return *this;
+  }
+  JsonWriter& begin_array() {
+    writer_.begin_array();
+    return *this;
+  }
+  JsonWriter& end_array() {
+    writer_.end_array();
+    return *this;
+  }
+  JsonWriter& key(std::string_view name) {
+    writer_.key(name);
+    return *this;
+  }
+
+  JsonWriter& value(std::string_view text) {
+    writer_.string(text);
+    return *this;
+  }
   JsonWriter& value(const char* text) { return value(std::string_view(text)); }
   JsonWriter& value(const std::string& text) { return value(std::string_view(text)); }
-  JsonWriter& value(std::int64_t number);
+  JsonWriter& value(std::int64_t number) {
+    writer_.integer(number);
+    return *this;
+  }
   JsonWriter& value(int number) { return value(static_cast<std::int64_t>(number)); }
+  // Seconds and the like, with millisecond precision: 1.235.
   JsonWriter& value(double number);
-  JsonWriter& value(bool flag);
-  JsonWriter& null();
-  JsonWriter& value(const std::optional<std::string>& text);
-  JsonWriter& value(const std::optional<std::int64_t>& number);
+  JsonWriter& value(bool flag) {
+    writer_.boolean(flag);
+    return *this;
+  }
+  JsonWriter& null() {
+    writer_.null();
+    return *this;
+  }
+  JsonWriter& value(const std::optional<std::string>& text) { return text ? value(std::string_view(*text)) : null(); }
+  JsonWriter& value(const std::optional<std::int64_t>& number) { return number ? value(*number) : null(); }
   // A value that is already JSON text (e.g. jsonb from PostgreSQL).
-  JsonWriter& raw(std::string_view json);
+  JsonWriter& raw(std::string_view json) {
+    writer_.raw(json);
+    return *this;
+  }
 
   // Shorthand for key(name).value(v).
   template <typename T>
@@ -42,12 +77,8 @@ class JsonWriter {
   const std::string& str() const { return out_; }
 
  private:
-  void before_value();
-
   std::string out_;
-  // One entry per open object/array: whether it already holds an element.
-  std::vector<bool> has_element_;
-  bool after_key_ = false;
+  json::Writer writer_{out_};  // declared after out_, so constructed after it
 };
 
 }  // namespace storeapi::admin

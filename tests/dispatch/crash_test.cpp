@@ -29,7 +29,7 @@ TEST_F(Crash, AKilledDispatcherLosesNothingAndRepeatsOnlyDeliveriesNotRecordedAs
   s["STOREAPI_WEBHOOK_TIMEOUT_MS"] = "3000";
   auto first = std::make_unique<DispatcherProcess>(s);
   // Ten delivered and recorded, five more sent and waiting for their answers: kill now.
-  ASSERT_TRUE(receiver.wait_for_count(kAnsweredAtOnce + 5, 30s)) << first->log();
+  ASSERT_TRUE(receiver.wait_for_count(kAnsweredAtOnce + 5, 30s)) << first->stderr_text();
   first->kill();
   hang = false;
 
@@ -50,8 +50,8 @@ TEST_F(Crash, AKilledDispatcherLosesNothingAndRepeatsOnlyDeliveriesNotRecordedAs
   DispatcherProcess second(settings());
   ASSERT_TRUE(eventually([&] {
     return value("select count(*) from webhook_deliveries where status = 'succeeded'") == std::to_string(kEvents);
-  }, 60s)) << second.log();
-  EXPECT_EQ(second.stop(), 0);
+  }, 60s)) << second.stderr_text();
+  EXPECT_EQ(second.terminate(), 0);
 
   std::map<std::string, int> received;
   for (const auto& r : receiver.requests()) ++received[r.header("webhook-id")];
@@ -75,10 +75,11 @@ TEST_F(Crash, SigtermLetsTransfersInFlightFinishAndRecordsThem) {
   DispatcherProcess dispatcher(s);
   emit_order_event(3100);
   ASSERT_TRUE(receiver.wait_for_count(1, 30s));
-  EXPECT_EQ(dispatcher.stop(), 0);
+  EXPECT_EQ(dispatcher.terminate(), 0);
   // Recorded before the process exited, not left to a lease.
   EXPECT_EQ(value("select status || ',' || last_response from webhook_deliveries"), "succeeded,slow ok");
-  EXPECT_NE(dispatcher.log().find("stopping: finishing 1 transfers in flight"), std::string::npos) << dispatcher.log();
+  EXPECT_NE(dispatcher.stderr_text().find("stopping: finishing 1 transfers in flight"), std::string::npos)
+      << dispatcher.stderr_text();
 }
 
 TEST_F(Crash, ReconnectsAfterLosingItsDatabaseConnection) {
@@ -91,9 +92,9 @@ TEST_F(Crash, ReconnectsAfterLosingItsDatabaseConnection) {
                   " where application_name = 'storeapi-dispatch' and datname = current_database()"),
             "1");
   emit_order_event(3201);
-  ASSERT_TRUE(receiver.wait_for_count(2, 30s)) << dispatcher.log();
-  EXPECT_EQ(dispatcher.stop(), 0);
-  EXPECT_NE(dispatcher.log().find("reconnecting"), std::string::npos) << dispatcher.log();
+  ASSERT_TRUE(receiver.wait_for_count(2, 30s)) << dispatcher.stderr_text();
+  EXPECT_EQ(dispatcher.terminate(), 0);
+  EXPECT_NE(dispatcher.stderr_text().find("reconnecting"), std::string::npos) << dispatcher.stderr_text();
 }
 
 }  // namespace

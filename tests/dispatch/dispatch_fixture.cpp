@@ -3,18 +3,18 @@
 #include "admin/webhooks.hpp"
 
 #include <signal.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
-#include <thread>
 
 namespace storeapi::testing {
 
 SmtpSink::SmtpSink(int refuse) {
-  dir_ = temp_path("storeapi-smtp-XXXXXX");
+  dir_ = (std::filesystem::temp_directory_path() / "storeapi-smtp-XXXXXX").string();
   if (!mkdtemp(dir_.data())) throw std::runtime_error("mkdtemp failed");
   int out[2];
   if (pipe(out) != 0) throw std::runtime_error("pipe failed");
@@ -40,7 +40,7 @@ SmtpSink::SmtpSink(int refuse) {
 
 SmtpSink::~SmtpSink() {
   ::kill(pid_, SIGKILL);
-  wait_for_child(pid_, std::chrono::seconds(10));
+  ::waitpid(pid_, nullptr, 0);
   std::filesystem::remove_all(dir_);
 }
 
@@ -57,15 +57,6 @@ std::vector<std::string> SmtpSink::messages() const {
     out.push_back(text.str());
   }
   return out;
-}
-
-bool eventually(const std::function<bool()>& condition, std::chrono::milliseconds timeout) {
-  auto deadline = std::chrono::steady_clock::now() + timeout;
-  while (!condition()) {
-    if (std::chrono::steady_clock::now() > deadline) return false;
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  }
-  return true;
 }
 
 std::string event_name(const std::string& uuid) {

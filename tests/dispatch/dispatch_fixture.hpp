@@ -3,14 +3,13 @@
 // with a fresh migrated database and store per test (dispatchers sweep every store, so
 // tests must not share a database). The dispatcher itself: support/dispatcher_process.hpp.
 #include "support/dispatcher_process.hpp"
+#include "support/poll.hpp"
 #include "support/test_database.hpp"
 #include "support/webhook_receiver.hpp"
 
 #include <gtest/gtest.h>
 #include <simdjson.h>
 
-#include <chrono>
-#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -36,10 +35,6 @@ class SmtpSink {
   int port_ = 0;
   std::string dir_;
 };
-
-// Polls `condition` every 50 ms until it holds (true) or `timeout` passes (false).
-bool eventually(const std::function<bool()>& condition,
-                std::chrono::milliseconds timeout = std::chrono::seconds(30));
 
 struct Endpoint {
   std::string id;

@@ -44,8 +44,8 @@ TEST_F(MailTest, SendsTheCustomerMailInTheStoreLocale) {
   SmtpSink sink;
   DispatcherProcess dispatcher(with_smtp(sink));
   std::string id = queue("customer", "order_fulfillment_updated", "anna@example.com", kFulfillmentData);
-  ASSERT_TRUE(eventually([&] { return sink.messages().size() == 1; })) << dispatcher.log();
-  EXPECT_EQ(dispatcher.stop(), 0);
+  ASSERT_TRUE(eventually([&] { return sink.messages().size() == 1; })) << dispatcher.stderr_text();
+  EXPECT_EQ(dispatcher.terminate(), 0);
 
   auto message = parser_.parse(sink.messages()[0]).value();
   std::string host = store_.slug + ".example.com";  // the test store's URL is https://<slug>.example.com
@@ -74,8 +74,8 @@ TEST_F(MailTest, OwnerMailOnKeyCreationFallsBackToEnglishAndUsesTheConfiguredSen
   s["STOREAPI_SMTP_FROM"] = "alerts@storeapi.example";
   DispatcherProcess dispatcher(s);
   TestKey key = db_->create_key(store_.id);  // as storeapi-admin key create: queues the owner's mail
-  ASSERT_TRUE(eventually([&] { return sink.messages().size() == 1; })) << dispatcher.log();
-  EXPECT_EQ(dispatcher.stop(), 0);
+  ASSERT_TRUE(eventually([&] { return sink.messages().size() == 1; })) << dispatcher.stderr_text();
+  EXPECT_EQ(dispatcher.terminate(), 0);
 
   auto message = parser_.parse(sink.messages()[0]).value();
   EXPECT_EQ(std::string_view(message["mail_from"]), "alerts@storeapi.example");
@@ -96,8 +96,8 @@ TEST_F(MailTest, BookingMailsUseTheLanguageOfARegionalLocale) {
   queue("customer", "booking_accepted", "ben@example.com",
         R"({"customer_name":"Ben","product_name":"Beratung","booking_date":"2026-12-01","booking_time":"14:30",)"
         R"("timezone":"Europe/Vienna","duration_minutes":45,"meeting_method":"video","meeting_link":"https://meet.example/x"})");
-  ASSERT_TRUE(eventually([&] { return sink.messages().size() == 1; })) << dispatcher.log();
-  EXPECT_EQ(dispatcher.stop(), 0);
+  ASSERT_TRUE(eventually([&] { return sink.messages().size() == 1; })) << dispatcher.stderr_text();
+  EXPECT_EQ(dispatcher.terminate(), 0);
   auto message = parser_.parse(sink.messages()[0]).value();
   EXPECT_EQ(header(message, "subject"), "Ihre Buchung für Beratung ist bestätigt");
   std::string body{std::string_view(message["body"])};
@@ -111,10 +111,10 @@ TEST_F(MailTest, RetriesWhenTheMailServerRefusesForNow) {
   std::string id = queue("customer", "booking_canceled", "cy@example.com",
                          R"({"customer_name":"Cy","product_name":"Call","booking_date":"2026-12-02",)"
                          R"("booking_time":"09:00","timezone":"UTC"})");
-  ASSERT_TRUE(eventually([&] { return status_of(id) == "sent,2"; })) << dispatcher.log();
-  EXPECT_EQ(dispatcher.stop(), 0);
+  ASSERT_TRUE(eventually([&] { return status_of(id) == "sent,2"; })) << dispatcher.stderr_text();
+  EXPECT_EQ(dispatcher.terminate(), 0);
   ASSERT_EQ(sink.messages().size(), 1u);
-  EXPECT_NE(dispatcher.log().find("(SMTP 451)"), std::string::npos) << dispatcher.log();
+  EXPECT_NE(dispatcher.stderr_text().find("(SMTP 451)"), std::string::npos) << dispatcher.stderr_text();
 }
 
 TEST_F(MailTest, WithoutAnSmtpUrlMailWaitsAndTheLogSaysSoOnce) {
@@ -127,24 +127,24 @@ TEST_F(MailTest, WithoutAnSmtpUrlMailWaitsAndTheLogSaysSoOnce) {
     emit_order_event(4001);
     ASSERT_TRUE(receiver.wait_for_count(1, 30s));  // the dispatcher is at work, webhooks go out
     EXPECT_EQ(status_of(id), "pending,0");
-    EXPECT_EQ(without.stop(), 0);
-    std::string log = without.log();
+    EXPECT_EQ(without.terminate(), 0);
+    std::string log = without.stderr_text();
     auto first = log.find("STOREAPI_SMTP_URL is not set");
     ASSERT_NE(first, std::string::npos) << log;
     EXPECT_EQ(log.find("STOREAPI_SMTP_URL is not set", first + 1), std::string::npos) << log;
   }
   SmtpSink sink;
   DispatcherProcess with(with_smtp(sink));
-  ASSERT_TRUE(eventually([&] { return status_of(id) == "sent,1"; })) << with.log();
-  EXPECT_EQ(with.stop(), 0);
+  ASSERT_TRUE(eventually([&] { return status_of(id) == "sent,1"; })) << with.stderr_text();
+  EXPECT_EQ(with.terminate(), 0);
 }
 
 TEST_F(MailTest, AnUnknownTemplateFailsAtOnce) {
   SmtpSink sink;
   DispatcherProcess dispatcher(with_smtp(sink));
   std::string id = queue("customer", "no_such_template", "dee@example.com", "{}");
-  ASSERT_TRUE(eventually([&] { return status_of(id) == "failed,1"; })) << dispatcher.log();
-  EXPECT_EQ(dispatcher.stop(), 0);
+  ASSERT_TRUE(eventually([&] { return status_of(id) == "failed,1"; })) << dispatcher.stderr_text();
+  EXPECT_EQ(dispatcher.terminate(), 0);
   EXPECT_NE(value("select last_error from notifications").find("no template"), std::string::npos);
   EXPECT_TRUE(sink.messages().empty());
 }

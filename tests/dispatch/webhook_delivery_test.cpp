@@ -32,7 +32,7 @@ TEST_F(Delivery, PostsTheSignedEventToEverySubscribedEnabledEndpoint) {
   ASSERT_TRUE(all.wait_for_count(2, 30s));
   ASSERT_TRUE(bookings_only.wait_for_count(1, 30s));
   ASSERT_TRUE(eventually([&] { return value("select count(*) from webhook_deliveries where status = 'succeeded'") == "3"; }));
-  EXPECT_EQ(dispatcher.stop(), 0);
+  EXPECT_EQ(dispatcher.terminate(), 0);
 
   auto received = all.requests();
   ASSERT_EQ(received.size(), 2u);
@@ -102,7 +102,7 @@ TEST_F(Delivery, SignsWithTheOldSecretTooForADayAfterARotation) {
   EXPECT_EQ(r.header("webhook-signature").find(' '), std::string::npos);
   EXPECT_TRUE(signed_with(r, rotated));
   EXPECT_FALSE(signed_with(r, endpoint.secret));
-  EXPECT_EQ(dispatcher.stop(), 0);
+  EXPECT_EQ(dispatcher.terminate(), 0);
 }
 
 TEST_F(Delivery, TwoDispatchersDeliverEveryEventExactlyOnce) {
@@ -131,8 +131,8 @@ TEST_F(Delivery, TwoDispatchersDeliverEveryEventExactlyOnce) {
   ASSERT_TRUE(eventually([&] {
     return value("select count(*) from webhook_deliveries where status = 'succeeded'") == std::to_string(2 * kEvents);
   }, 60s)) << value("select count(*) from webhook_deliveries where status = 'succeeded'");
-  EXPECT_EQ(a.stop(), 0);
-  EXPECT_EQ(b.stop(), 0);
+  EXPECT_EQ(a.terminate(), 0);
+  EXPECT_EQ(b.terminate(), 0);
 
   for (WebhookReceiver* receiver : {&first, &second}) {
     std::set<std::string> ids;

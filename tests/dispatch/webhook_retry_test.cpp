@@ -21,8 +21,8 @@ TEST_F(Retries, RetriesAfterServerErrorsUntilTheReceiverAccepts) {
   Endpoint endpoint = add_endpoint(receiver.url());
   DispatcherProcess dispatcher(settings());
   std::string event = emit_order_event(2001);
-  ASSERT_TRUE(eventually([&] { return delivery_status(event) == "succeeded"; })) << dispatcher.log();
-  EXPECT_EQ(dispatcher.stop(), 0);
+  ASSERT_TRUE(eventually([&] { return delivery_status(event) == "succeeded"; })) << dispatcher.stderr_text();
+  EXPECT_EQ(dispatcher.terminate(), 0);
 
   auto requests = receiver.requests();
   ASSERT_EQ(requests.size(), 3u);
@@ -50,8 +50,8 @@ TEST_F(Retries, RetriesAfterATimeout) {
   add_endpoint(receiver.url());
   DispatcherProcess dispatcher(settings());
   std::string event = emit_order_event(2002);
-  ASSERT_TRUE(eventually([&] { return delivery_status(event) == "succeeded"; })) << dispatcher.log();
-  EXPECT_EQ(dispatcher.stop(), 0);
+  ASSERT_TRUE(eventually([&] { return delivery_status(event) == "succeeded"; })) << dispatcher.stderr_text();
+  EXPECT_EQ(dispatcher.terminate(), 0);
   EXPECT_EQ(value("select response_status is null and error ilike '%timed out%'"
                   " from webhook_delivery_attempts where attempt = 1"),
             "t")
@@ -64,7 +64,7 @@ TEST_F(Retries, AClosedPortExhaustsTheScheduleThenTheEndpointIsDisabledAndTheOwn
   Endpoint endpoint = add_endpoint(closed.url());
   DispatcherProcess dispatcher(settings());
   std::string event = emit_order_event(2003);
-  ASSERT_TRUE(eventually([&] { return delivery_status(event) == "failed"; })) << dispatcher.log();
+  ASSERT_TRUE(eventually([&] { return delivery_status(event) == "failed"; })) << dispatcher.stderr_text();
 
   EXPECT_EQ(value("select count(*) from webhook_delivery_attempts where response_status is null"
                   " and error ilike '%connect%'"),
@@ -75,13 +75,13 @@ TEST_F(Retries, AClosedPortExhaustsTheScheduleThenTheEndpointIsDisabledAndTheOwn
   EXPECT_EQ(value("select kind || ',' || recipient || ',' || (data->>'url') || ',' || (data->>'endpoint_id')"
                   " from notifications where template = 'webhook_endpoint_disabled'"),
             "owner," + store_.owner_email + "," + closed.url() + "," + endpoint.id);
-  EXPECT_NE(dispatcher.log().find("failed for good"), std::string::npos);
+  EXPECT_NE(dispatcher.stderr_text().find("failed for good"), std::string::npos);
 
   // A disabled endpoint gets no deliveries for later events.
   std::string later = emit_order_event(2004);
   ASSERT_TRUE(eventually([&] { return value("select fanned_out_at is not null from events where id = '" + later + "'") == "t"; }));
   EXPECT_EQ(value("select count(*) from webhook_deliveries where event_id = '" + later + "'"), "0");
-  EXPECT_EQ(dispatcher.stop(), 0);
+  EXPECT_EQ(dispatcher.terminate(), 0);
 }
 
 TEST_F(Retries, OneSuccessInBetweenKeepsTheEndpointEnabled) {
@@ -95,11 +95,11 @@ TEST_F(Retries, OneSuccessInBetweenKeepsTheEndpointEnabled) {
   // Once the first failure is recorded the endpoint counts as failing; a success then clears it.
   ASSERT_TRUE(eventually([&] { return value("select failing_since is not null from webhook_endpoints") == "t"; }));
   std::string fine = emit("product.updated", R"({"object":"product","name":"fine"})");
-  ASSERT_TRUE(eventually([&] { return delivery_status(doomed) == "failed"; })) << dispatcher.log();
+  ASSERT_TRUE(eventually([&] { return delivery_status(doomed) == "failed"; })) << dispatcher.stderr_text();
   EXPECT_EQ(delivery_status(fine), "succeeded");
   EXPECT_EQ(value("select enabled from webhook_endpoints"), "t");
   EXPECT_EQ(value("select count(*) from notifications"), "0");
-  EXPECT_EQ(dispatcher.stop(), 0);
+  EXPECT_EQ(dispatcher.terminate(), 0);
 }
 
 TEST_F(Retries, RedirectsAreNotFollowed) {
@@ -112,8 +112,8 @@ TEST_F(Retries, RedirectsAreNotFollowed) {
   one_retry["STOREAPI_WEBHOOK_RETRY_SCHEDULE"] = "1";
   DispatcherProcess dispatcher(one_retry);
   std::string event = emit_order_event(2005);
-  ASSERT_TRUE(eventually([&] { return delivery_status(event) == "failed"; })) << dispatcher.log();
-  EXPECT_EQ(dispatcher.stop(), 0);
+  ASSERT_TRUE(eventually([&] { return delivery_status(event) == "failed"; })) << dispatcher.stderr_text();
+  EXPECT_EQ(dispatcher.terminate(), 0);
   EXPECT_EQ(redirecting.count(), 2u);
   EXPECT_EQ(target.count(), 0u);
   EXPECT_EQ(value("select string_agg(response_status::text, ',' order by attempt) from webhook_delivery_attempts"),
@@ -126,7 +126,7 @@ TEST_F(Retries, RedeliveryAfterReEnablingStartsAFreshSchedule) {
   Endpoint endpoint = add_endpoint(receiver.url());
   DispatcherProcess dispatcher(settings());
   std::string event = emit_order_event(2006);
-  ASSERT_TRUE(eventually([&] { return delivery_status(event) == "failed"; })) << dispatcher.log();
+  ASSERT_TRUE(eventually([&] { return delivery_status(event) == "failed"; })) << dispatcher.stderr_text();
   ASSERT_EQ(value("select enabled from webhook_endpoints"), "f");
 
   {
@@ -137,8 +137,8 @@ TEST_F(Retries, RedeliveryAfterReEnablingStartsAFreshSchedule) {
     admin::redeliver_event(json, work, event_name(event), std::nullopt);
     work.commit();
   }
-  ASSERT_TRUE(eventually([&] { return delivery_status(event) == "succeeded"; })) << dispatcher.log();
-  EXPECT_EQ(dispatcher.stop(), 0);
+  ASSERT_TRUE(eventually([&] { return delivery_status(event) == "succeeded"; })) << dispatcher.stderr_text();
+  EXPECT_EQ(dispatcher.terminate(), 0);
   EXPECT_EQ(receiver.count(), 4u);
   EXPECT_EQ(value("select string_agg(response_status::text, ',' order by attempt) from webhook_delivery_attempts"),
             "500,500,500,200");

@@ -1,40 +1,31 @@
 #pragma once
-// build/storeapi-dispatch as a child process, for the dispatcher tests and bench/load.
-#include <chrono>
+// build/storeapi-dispatch as a child process, for the dispatcher tests and bench/load: a
+// ServerProcess that gets exactly `settings` as its STOREAPI_* environment (nothing
+// inherited, no defaults) and listens on nothing, so only its start is waited for.
+// Stop it with terminate() (SIGTERM; its exit status), crash it with kill(); what it
+// logged is stderr_text().
 #include <map>
 #include <string>
+
+#include "support/server_process.hpp"
 
 namespace storeapi::testing {
 
 using Settings = std::map<std::string, std::string>;
 
-// $STOREAPI_BUILD_DIR/storeapi-dispatch with exactly `settings` as its STOREAPI_*
-// environment (nothing inherited), stderr kept in a file for log assertions.
-class DispatcherProcess {
+class DispatcherProcess : public ServerProcess {
  public:
-  explicit DispatcherProcess(const Settings& settings);
-  ~DispatcherProcess();  // SIGKILL if still running
-  DispatcherProcess(const DispatcherProcess&) = delete;
-  DispatcherProcess& operator=(const DispatcherProcess&) = delete;
-
-  // SIGTERM, then waits (up to 30 s) and returns the exit code (-1: killed by a signal).
-  int stop();
-  // SIGKILL, as a crash would end it.
-  void kill();
-  std::string log() const;
+  explicit DispatcherProcess(const Settings& settings) : ServerProcess(options(settings)) {}
 
  private:
-  int wait_for_exit();
-
-  int pid_ = -1;
-  std::string log_path_;
+  static ProcessOptions options(const Settings& settings) {
+    ProcessOptions o;
+    o.binary = "storeapi-dispatch";
+    o.env = settings;
+    o.inherit_settings = false;
+    o.wait_for_listening = false;
+    return o;
+  }
 };
-
-// A path in the temporary directory for mkstemp/mkdtemp ("name-XXXXXX").
-std::string temp_path(const char* pattern);
-
-// Waits for child `pid` up to `timeout`, then SIGKILLs it. Returns its exit code, or -1
-// when a signal ended it.
-int wait_for_child(int pid, std::chrono::seconds timeout);
 
 }  // namespace storeapi::testing

@@ -99,6 +99,8 @@ std::string format_request(std::string_view method, std::string_view target, con
   return out;
 }
 
+Headers bearer(std::string_view key) { return {{"Authorization", "Bearer " + std::string(key)}}; }
+
 HttpClient::HttpClient(std::uint16_t port, std::chrono::milliseconds timeout) : timeout_(timeout) {
   fd_ = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
   if (fd_ < 0) throw_errno("socket");
@@ -229,6 +231,12 @@ HttpResponse HttpClient::request(std::string_view method, std::string_view targe
   if (!res) throw std::runtime_error("connection closed before a response to " + std::string(method) + " " +
                                      std::string(target));
   return *res;
+}
+
+HttpResponse HttpClient::request_json(std::string_view method, std::string_view target, Headers headers,
+                                      std::string_view body) {
+  if (!body.empty() && !has_header(headers, "Content-Type")) headers.emplace_back("Content-Type", "application/json");
+  return request(method, target, headers, body);
 }
 
 bool HttpClient::wait_closed(std::chrono::milliseconds timeout) {

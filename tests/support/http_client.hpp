@@ -27,6 +27,7 @@ struct HttpResponse {
   // First header of that name (ASCII case-insensitive).
   std::optional<std::string> header(std::string_view name) const;
   std::size_t header_count(std::string_view name) const;
+  bool has_header(std::string_view name) const { return header_count(name) > 0; }
   // The server announced it closes the connection after this response.
   bool connection_close() const;
 };
@@ -40,6 +41,9 @@ struct ReadOptions {
 // there is a body and neither Content-Length nor Transfer-Encoding is among `headers`.
 std::string format_request(std::string_view method, std::string_view target, const Headers& headers = {},
                            std::string_view body = {});
+
+// Authorization: Bearer <key>, how a Store API key is sent.
+Headers bearer(std::string_view key);
 
 class HttpClient {
  public:
@@ -66,6 +70,11 @@ class HttpClient {
   // send() then read_response(); throws if no response arrives.
   HttpResponse request(std::string_view method, std::string_view target, const Headers& headers = {},
                        std::string_view body = {});
+  HttpResponse get(std::string_view target, const Headers& headers = {}) { return request("GET", target, headers); }
+  // request() with `body` sent as JSON: Content-Type: application/json is added when
+  // there is a body and `headers` name no Content-Type.
+  HttpResponse request_json(std::string_view method, std::string_view target, Headers headers,
+                            std::string_view body);
 
   // True if the next thing on the connection is its end (EOF or reset) within `timeout`;
   // false if bytes arrive first (they stay buffered) or the time runs out.

@@ -1,7 +1,10 @@
 #pragma once
 // Driving tasks to completion from a test's thread: sync_wait for tasks that never
-// suspend on I/O, run_task for tasks that need a Reactor (run on the calling thread).
+// suspend on I/O, run_task for tasks that need a Reactor (run on the calling thread), and
+// run_on_reactor for code that must run inside a core (the database pool, the
+// authenticator) on a reactor of its own.
 #include <exception>
+#include <functional>
 #include <optional>
 #include <stdexcept>
 #include <type_traits>
@@ -60,6 +63,14 @@ T run_task(runtime::Reactor& reactor, runtime::task<T> t) {
   reactor.post([&] { runtime::spawn(detail::capture(std::move(t), out, &reactor)); });
   reactor.run();
   return out.get();
+}
+
+// Runs the task `body` makes on a fresh Reactor driven by the calling thread; returns once
+// it has finished, rethrowing what it threw. Whatever `body` started (pool connections)
+// may still be suspended in that reactor: keep such objects alive beyond this call.
+inline void run_on_reactor(const std::function<runtime::task<void>()>& body) {
+  runtime::Reactor reactor(0, {});
+  run_task(reactor, body());
 }
 
 }  // namespace storeapi::testing

@@ -43,15 +43,20 @@ std::filesystem::path build_dir() {
   return dir;
 }
 
-// The inherited environment with `overrides` replacing or adding variables.
-std::vector<std::string> child_environment(std::map<std::string, std::string> overrides) {
-  if (!overrides.count("STOREAPI_LISTEN")) overrides["STOREAPI_LISTEN"] = "127.0.0.1:0";
-  const char* db = std::getenv("STOREAPI_TEST_DATABASE_URL");
-  if (db && *db && !overrides.count("STOREAPI_DATABASE_URL")) overrides["STOREAPI_DATABASE_URL"] = db;
+// The inherited environment with `overrides` replacing or adding variables (see
+// ProcessOptions::inherit_settings).
+std::vector<std::string> child_environment(std::map<std::string, std::string> overrides, bool inherit_settings) {
+  if (inherit_settings) {
+    if (!overrides.count("STOREAPI_LISTEN")) overrides["STOREAPI_LISTEN"] = "127.0.0.1:0";
+    const char* db = std::getenv("STOREAPI_TEST_DATABASE_URL");
+    if (db && *db && !overrides.count("STOREAPI_DATABASE_URL")) overrides["STOREAPI_DATABASE_URL"] = db;
+  }
   std::vector<std::string> env;
   for (char** e = environ; *e; ++e) {
     std::string_view entry(*e);
-    if (!overrides.count(std::string(entry.substr(0, entry.find('='))))) env.emplace_back(entry);
+    std::string name(entry.substr(0, entry.find('=')));
+    if (!inherit_settings && name.starts_with("STOREAPI_")) continue;
+    if (!overrides.count(name)) env.emplace_back(entry);
   }
   for (const auto& [name, value] : overrides) env.push_back(name + "=" + value);
   return env;
@@ -88,7 +93,7 @@ void ServerProcess::spawn(const ProcessOptions& options) {
   std::string path = (build_dir() / options.binary).string();
   std::vector<std::string> argv_strings{path};
   argv_strings.insert(argv_strings.end(), options.args.begin(), options.args.end());
-  std::vector<std::string> env_strings = child_environment(options.env);
+  std::vector<std::string> env_strings = child_environment(options.env, options.inherit_settings);
   // Everything the child needs is prepared here: after fork() it may only make syscalls.
   std::vector<char*> argv = pointers(argv_strings);
   std::vector<char*> envp = pointers(env_strings);
@@ -145,6 +150,11 @@ void ServerProcess::signal(int signo) {
   if (running()) ::kill(pid_, signo);
 }
 
+void ServerProcess::kill() {
+  signal(SIGKILL);
+  wait_exit(std::chrono::milliseconds(30'000));
+}
+
 int ServerProcess::terminate(std::chrono::milliseconds timeout) {
   signal(SIGTERM);
   std::optional<int> status = wait_exit(timeout);
@@ -166,5 +176,14 @@ bool ServerProcess::running() {
 
 std::string ServerProcess::stdout_text() const { return read_all(stdout_fd_); }
 std::string ServerProcess::stderr_text() const { return read_all(stderr_fd_); }
+
+std::size_t ServerProcess::open_fds() const {
+  std::size_t count = 0;
+  std::error_code error;
+  for (std::filesystem::directory_iterator it("/proc/" + std::to_string(pid_) + "/fd", error), end;
+       !error && it != end; it.increment(error))
+    ++count;
+  return count;
+}
 
 }  // namespace storeapi::testing

@@ -1,6 +1,6 @@
 #pragma once
 // A storeapi binary from $STOREAPI_BUILD_DIR running as a child process, for integration
-// tests. Its stdout and stderr go to in-memory files (so a chatty server never blocks on
+// tests (the server; the dispatcher, see dispatcher_process.hpp). Its stdout and stderr go to in-memory files (so a chatty server never blocks on
 // a full pipe, and nothing is left on disk whatever happens) that the test can read at any
 // time. The child is killed when the object goes away, and also if the test process dies
 // (PR_SET_PDEATHSIG), so no server outlives its test.
@@ -21,6 +21,9 @@ struct ProcessOptions {
   // Set on top of the inherited environment. Defaults added unless given here:
   // STOREAPI_LISTEN=127.0.0.1:0, and STOREAPI_DATABASE_URL=$STOREAPI_TEST_DATABASE_URL.
   std::map<std::string, std::string> env{};
+  // False: no STOREAPI_* variable of the test's environment reaches the child and no
+  // default is added, so `env` holds every setting it gets.
+  bool inherit_settings = true;
   bool wait_for_listening = true;             // parse "listening on HOST:PORT" from stderr
   std::optional<unsigned long> max_open_files{};  // the child's RLIMIT_NOFILE
   std::chrono::milliseconds start_timeout{30'000};
@@ -39,6 +42,8 @@ class ServerProcess {
   std::uint16_t port() const noexcept { return port_; }
 
   void signal(int signo);
+  // SIGKILL, as a crash would end it; returns once it is gone.
+  void kill();
   // SIGTERM, then wait_exit(timeout). Returns the exit status (see wait_exit).
   int terminate(std::chrono::milliseconds timeout = std::chrono::milliseconds(30'000));
   // The exit code, or 128 + the signal that killed it; nullopt if still running after
@@ -49,6 +54,9 @@ class ServerProcess {
   // Everything it printed so far.
   std::string stdout_text() const;
   std::string stderr_text() const;
+
+  // How many file descriptors it has open now (to spot leaks).
+  std::size_t open_fds() const;
 
  private:
   void spawn(const ProcessOptions& options);

@@ -32,7 +32,7 @@ class TestDatabase {
   enum class Schema { migrated, empty };
 
   // Creates a database with a random name on the test cluster (or on the cluster of
-  // `cluster_url`, e.g. a test's own ThrowawayPostgres) and applies every migration to it
+  // `cluster_url`, e.g. a test's own ThrowawayCluster) and applies every migration to it
   // (through the admin library), unless `schema` is empty.
   explicit TestDatabase(Schema schema = Schema::migrated, const std::string& cluster_url = "");
   // Drops the database, closing any connections still open to it.

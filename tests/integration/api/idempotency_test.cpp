@@ -4,12 +4,10 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
-#include <latch>
 #include <string>
-#include <thread>
-#include <vector>
 
 #include "seeded_server.hpp"
+#include "support/run_together.hpp"
 
 using namespace storeapi::testing;
 
@@ -179,25 +177,19 @@ TEST_F(Idempotency, AKeyStillInProgressIsRefusedUntilAbandoned) {
 
 TEST_F(Idempotency, ConcurrentRequestsWithOneKeyRunOnce) {
   constexpr int kRequests = 12;
-  std::latch start(kRequests);
   std::atomic<int> ran{0}, replays{0}, in_progress{0}, other{0};
-  std::vector<std::thread> threads;
-  for (int i = 0; i < kRequests; ++i) {
-    threads.emplace_back([&] {
-      start.arrive_and_wait();
-      HttpResponse res = adjust("together-1");
-      if (res.status == 200 && !replayed(res)) {
-        ++ran;
-      } else if (res.status == 200) {
-        ++replays;
-      } else if (is_error(res, 409, "idempotency_in_progress")) {
-        ++in_progress;
-      } else {
-        ++other;
-      }
-    });
-  }
-  for (auto& t : threads) t.join();
+  run_together(kRequests, [&](int) {
+    HttpResponse res = adjust("together-1");
+    if (res.status == 200 && !replayed(res)) {
+      ++ran;
+    } else if (res.status == 200) {
+      ++replays;
+    } else if (is_error(res, 409, "idempotency_in_progress")) {
+      ++in_progress;
+    } else {
+      ++other;
+    }
+  });
   EXPECT_EQ(ran, 1);
   EXPECT_EQ(replays + in_progress, kRequests - 1);
   EXPECT_EQ(other, 0);

@@ -6,7 +6,7 @@
 #include <stdexcept>
 
 #include "admin/admin_cli.hpp"
-#include "support/poll.hpp"
+#include "support/readiness.hpp"
 
 namespace storeapi::testing {
 namespace {
@@ -44,17 +44,7 @@ ReadWorld::ReadWorld(const std::vector<std::vector<std::string>>& seeds) {
                  {"STOREAPI_ACCESS_LOG", "off"},
                  {"STOREAPI_THREADS", "2"}};
   server_ = std::make_unique<ServerProcess>(options);
-  // Each core connects its own pool after the server listens: wait until fresh
-  // connections (which land on any core) all find it ready.
-  const bool ready = eventually(
-      [this] {
-        for (int i = 0; i < 8; ++i) {
-          if (HttpClient(port()).request("GET", "/readyz").status != 200) return false;
-        }
-        return true;
-      },
-      std::chrono::seconds(30));
-  if (!ready) throw std::runtime_error("storeapi did not become ready: " + server_->stderr_text());
+  if (!every_core_ready(port())) throw std::runtime_error("storeapi did not become ready: " + server_->stderr_text());
 }
 
 std::vector<std::vector<std::string>> ReadWorld::rows(const std::string& sql) {
@@ -96,11 +86,11 @@ std::string Reply::error() const {
 Api::Api(std::uint16_t port, std::string key) : client_(port), key_(std::move(key)) {}
 
 Reply Api::get(std::string_view target) {
-  return Reply(client_.request("GET", target, {{"Authorization", "Bearer " + key_}}));
+  return Reply(client_.request("GET", target, bearer(key_)));
 }
 
 Reply Api::head(std::string_view target) {
-  return Reply(client_.request("HEAD", target, {{"Authorization", "Bearer " + key_}}));
+  return Reply(client_.request("HEAD", target, bearer(key_)));
 }
 
 std::vector<Api::Record> Api::walk(std::string_view path, std::string_view query, std::size_t* pages) {

@@ -1,11 +1,10 @@
 #include "seeded_server.hpp"
 
 #include <gtest/gtest.h>
-#include <strings.h>
 
 #include "admin/json.hpp"
 #include "admin/seed.hpp"
-#include "support/poll.hpp"
+#include "support/readiness.hpp"
 
 namespace storeapi::testing {
 namespace {
@@ -20,13 +19,6 @@ std::pair<TestStore, TestKey> seeded_store(TestDatabase& db) {
   work.commit();
   TestKey key = db.create_key(store.id, "full");
   return {store, key};
-}
-
-bool names_content_type(const Headers& headers) {
-  for (const auto& [name, value] : headers) {
-    if (name.size() == 12 && strncasecmp(name.c_str(), "content-type", 12) == 0) return true;
-  }
-  return false;
 }
 
 }  // namespace
@@ -64,16 +56,7 @@ void SeededServer::start_server() {
                  {"STOREAPI_THREADS", "2"},
                  {"STOREAPI_SECRET", "seeded-server-test-secret"}};
   server_ = std::make_unique<ServerProcess>(options);
-  // Listening comes before the database connections: wait until the cores answer
-  // /readyz. Connections land on cores at random (SO_REUSEPORT), so only a run of ready
-  // answers says every core is ready.
-  int ready_in_a_row = 0;
-  const bool ready = eventually([&] {
-    HttpClient client(server_->port());
-    ready_in_a_row = client.request("GET", "/readyz").status == 200 ? ready_in_a_row + 1 : 0;
-    return ready_in_a_row == 20;
-  }, std::chrono::seconds(30));
-  if (!ready) throw std::runtime_error("storeapi did not become ready: " + server_->stderr_text());
+  if (!every_core_ready(server_->port())) throw std::runtime_error("storeapi did not become ready: " + server_->stderr_text());
 }
 
 void SeededServer::restart() {
@@ -90,9 +73,8 @@ HttpResponse SeededServer::request(std::string_view method, std::string_view pat
 HttpResponse SeededServer::request_as(const std::string& key, std::string_view method, std::string_view path,
                                       std::string_view body, Headers headers) const {
   headers.emplace_back("Authorization", "Bearer " + key);
-  if (!body.empty() && !names_content_type(headers)) headers.emplace_back("Content-Type", "application/json");
   HttpClient client(server_->port());
-  return client.request(method, path, headers, body);
+  return client.request_json(method, path, std::move(headers), body);
 }
 
 Json::Json(std::string_view text) {

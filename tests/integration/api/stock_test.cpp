@@ -3,13 +3,11 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
-#include <latch>
 #include <string>
-#include <thread>
-#include <vector>
 
 #include "seeded_server.hpp"
 #include "support/poll.hpp"
+#include "support/run_together.hpp"
 
 using namespace storeapi::testing;
 
@@ -111,7 +109,7 @@ TEST_F(Stock, AChangeWakesTheDispatchers) {
   EXPECT_TRUE(eventually([&] {
     conn->get_notifs();
     return wake_ups.count > 0;
-  }));
+  }, std::chrono::seconds(10)));
 }
 
 TEST_F(Stock, NeverBelowZero) {
@@ -128,23 +126,17 @@ TEST_F(Stock, NeverBelowZero) {
 TEST_F(Stock, FiftyConcurrentDecrementsOfTwentyNeverOversell) {
   pick(3, 20);
   constexpr int kRequests = 50;
-  std::latch start(kRequests);
   std::atomic<int> sold{0}, refused{0}, other{0};
-  std::vector<std::thread> threads;
-  for (int i = 0; i < kRequests; ++i) {
-    threads.emplace_back([&] {
-      start.arrive_and_wait();
-      HttpResponse res = post(R"({"mode":"adjust","quantity":-1})");
-      if (res.status == 200) {
-        ++sold;
-      } else if (is_error(res, 409, "insufficient_stock", "quantity")) {
-        ++refused;
-      } else {
-        ++other;
-      }
-    });
-  }
-  for (auto& t : threads) t.join();
+  run_together(kRequests, [&](int) {
+    HttpResponse res = post(R"({"mode":"adjust","quantity":-1})");
+    if (res.status == 200) {
+      ++sold;
+    } else if (is_error(res, 409, "insufficient_stock", "quantity")) {
+      ++refused;
+    } else {
+      ++other;
+    }
+  });
   EXPECT_EQ(sold, 20);
   EXPECT_EQ(refused, 30);
   EXPECT_EQ(other, 0);

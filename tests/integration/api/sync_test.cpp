@@ -21,7 +21,7 @@ class Sync : public ReadWorldTest {
   static std::string sync_time() {
     const std::string t = world().column(
         "select to_char(clock_timestamp() at time zone 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"')")[0];
-    EXPECT_TRUE(eventually([&] { return world().column("select api.now_ms() > '" + t + "'")[0] == "t"; }));
+    EXPECT_TRUE(eventually([&] { return world().column("select api.now_ms() > '" + t + "'")[0] == "t"; }, std::chrono::seconds(10)));
     return t;
   }
 

@@ -4,7 +4,7 @@
 
 #include "common/crypto.hpp"
 #include "common/time.hpp"
-#include "support/auth_wait.hpp"
+#include "support/poll.hpp"
 
 namespace storeapi::testing {
 namespace {
@@ -14,7 +14,7 @@ using AuthErrors = AuthTest;
 const std::string kUnknownOrderPath = "/v1/orders/3f8e7a1c-5b2d-4e6f-9a0b-1c2d3e4f5a6b/fulfillment";
 
 TEST_F(AuthErrors, NoAuthorizationHeaderIsMissingApiKey) {
-  HttpReply r = get("/v1/store");
+  HttpResponse r = get("/v1/store");
   expect_error(r, 401, "authentication_error", "missing_api_key");
   expect_no_rate_headers(r);
 }
@@ -24,7 +24,7 @@ TEST_F(AuthErrors, AnotherSchemeIsMissingApiKey) {
   auto key = db_.create_key(store.id);
   for (const std::string& value : {"Basic " + key.key, "Token " + key.key, "Bearer" + key.key, key.key}) {
     SCOPED_TRACE(value);
-    HttpReply r = get("/v1/store", {{"Authorization", value}});
+    HttpResponse r = get("/v1/store", {{"Authorization", value}});
     expect_error(r, 401, "authentication_error", "missing_api_key");
     expect_no_rate_headers(r);
   }
@@ -46,7 +46,7 @@ TEST_F(AuthErrors, BearerWithEmptyOrMalformedTokenIsInvalidApiKey) {
   };
   for (const std::string& value : values) {
     SCOPED_TRACE(value);
-    HttpReply r = get("/v1/store", {{"Authorization", value}});
+    HttpResponse r = get("/v1/store", {{"Authorization", value}});
     expect_error(r, 401, "authentication_error", "invalid_api_key");
     expect_no_rate_headers(r);
   }
@@ -54,7 +54,7 @@ TEST_F(AuthErrors, BearerWithEmptyOrMalformedTokenIsInvalidApiKey) {
 
 TEST_F(AuthErrors, WellFormedUnknownKeyIsInvalidApiKey) {
   std::string unknown = "sk_live_" + crypto::random_alnum(32);
-  HttpReply r = get("/v1/store", bearer(unknown));
+  HttpResponse r = get("/v1/store", bearer(unknown));
   expect_error(r, 401, "authentication_error", "invalid_api_key");
   expect_no_rate_headers(r);
   // Cached negatively now: the answer stays the same.
@@ -65,7 +65,7 @@ TEST_F(AuthErrors, RevokedKeyIsRevokedApiKey) {
   auto store = db_.create_store();
   auto key = create_key(store.id);
   admin({"key", "revoke", "--key", key.id});
-  HttpReply r = get("/v1/store", bearer(key.key));
+  HttpResponse r = get("/v1/store", bearer(key.key));
   expect_error(r, 401, "authentication_error", "revoked_api_key");
   expect_no_rate_headers(r);
 }
@@ -73,7 +73,7 @@ TEST_F(AuthErrors, RevokedKeyIsRevokedApiKey) {
 TEST_F(AuthErrors, KeyPastItsExpiryIsExpiredApiKey) {
   auto store = db_.create_store();
   auto key = create_key(store.id, "full", "", "2020-01-01T00:00:00Z");
-  HttpReply r = get("/v1/store", bearer(key.key));
+  HttpResponse r = get("/v1/store", bearer(key.key));
   expect_error(r, 401, "authentication_error", "expired_api_key");
   expect_no_rate_headers(r);
 }
@@ -84,7 +84,7 @@ TEST_F(AuthErrors, KeyExpiringWhileCachedIsRefusedOnceItsTimePassed) {
   auto key = create_key(store.id, "full", "", timefmt::format_ms_utc(expiry));
   auto connections = warm_on_every_core(key.key);
   // No invalidation announces an expiry: each core checks it on every request.
-  EXPECT_TRUE(wait_until([&] { return timefmt::now_micros() > expiry + 1'000; }, std::chrono::seconds(10)));
+  EXPECT_TRUE(eventually([&] { return timefmt::now_micros() > expiry + 1'000; }, std::chrono::seconds(10)));
   for (auto& c : connections)
     expect_error(c.get("/v1/store", bearer(key.key)), 401, "authentication_error", "expired_api_key");
 }
@@ -95,7 +95,7 @@ TEST_F(AuthErrors, FreeStoreIsPlanRequiredWithoutRateLimitHeaders) {
   admin({"store", "set-plan", "--store", store.id, "--plan", "free"});
   for (const char* path : {"/v1/store", "/v1/orders", "/v1/no-such-path"}) {
     SCOPED_TRACE(path);
-    HttpReply r = get(path, bearer(key.key));
+    HttpResponse r = get(path, bearer(key.key));
     expect_error(r, 403, "permission_error", "plan_required");
     expect_no_rate_headers(r);
   }
@@ -104,7 +104,7 @@ TEST_F(AuthErrors, FreeStoreIsPlanRequiredWithoutRateLimitHeaders) {
 TEST_F(AuthErrors, KeyWithoutTheScopeIsInsufficientScopeWithRateLimitHeaders) {
   auto store = db_.create_store();
   auto key = create_key(store.id, "read");
-  HttpReply r = connect().request("POST", kUnknownOrderPath, bearer(key.key), R"({"fulfillment_status":"shipped"})");
+  HttpResponse r = connect().request_json("POST", kUnknownOrderPath, bearer(key.key), R"({"fulfillment_status":"shipped"})");
   expect_error(r, 403, "permission_error", "insufficient_scope");
   expect_rate_headers(r, 300);
 }

@@ -6,11 +6,12 @@
 #include <set>
 
 #include "admin/admin_cli.hpp"
-#include "support/auth_wait.hpp"
+#include "support/poll.hpp"
+#include "support/readiness.hpp"
 
 namespace storeapi::testing {
 
-ErrorBody error_of(const HttpReply& reply) {
+ErrorBody error_of(const HttpResponse& reply) {
   ErrorBody out;
   EXPECT_EQ(reply.header("content-type"), "application/json");
   simdjson::dom::parser parser;
@@ -40,7 +41,7 @@ ErrorBody error_of(const HttpReply& reply) {
   return out;
 }
 
-void expect_error(const HttpReply& reply, int status, const std::string& type, const std::string& code) {
+void expect_error(const HttpResponse& reply, int status, const std::string& type, const std::string& code) {
   EXPECT_EQ(reply.status, status) << reply.body;
   ErrorBody e = error_of(reply);
   EXPECT_EQ(e.type, type) << reply.body;
@@ -48,7 +49,7 @@ void expect_error(const HttpReply& reply, int status, const std::string& type, c
   EXPECT_EQ(e.param, std::nullopt) << reply.body;
 }
 
-long header_number(const HttpReply& reply, const std::string& name) {
+long header_number(const HttpResponse& reply, const std::string& name) {
   auto v = reply.header(name);
   long n = -1;
   if (!v) {
@@ -60,7 +61,7 @@ long header_number(const HttpReply& reply, const std::string& name) {
   return n;
 }
 
-void expect_rate_headers(const HttpReply& reply, std::optional<long> limit) {
+void expect_rate_headers(const HttpResponse& reply, std::optional<long> limit) {
   long l = header_number(reply, "RateLimit-Limit");
   if (limit) {
     EXPECT_EQ(l, *limit);
@@ -71,23 +72,37 @@ void expect_rate_headers(const HttpReply& reply, std::optional<long> limit) {
   EXPECT_GE(header_number(reply, "RateLimit-Reset"), 0);
 }
 
-void expect_no_rate_headers(const HttpReply& reply) {
+void expect_no_rate_headers(const HttpResponse& reply) {
   EXPECT_FALSE(reply.has_header("RateLimit-Limit"));
   EXPECT_FALSE(reply.has_header("RateLimit-Remaining"));
   EXPECT_FALSE(reply.has_header("RateLimit-Reset"));
   EXPECT_FALSE(reply.has_header("Retry-After"));
 }
 
-void AuthTest::start_server(unsigned threads, unsigned conns_per_thread) {
+void AuthTest::launch_server(unsigned threads, unsigned conns_per_thread,
+                             const std::map<std::string, std::string>& settings) {
   server_.reset();  // one server per test at a time
-  server_ = std::make_unique<AuthServer>(AuthServerOptions{db_.url(), threads, conns_per_thread, {}});
-  ASSERT_TRUE(wait_connected()) << "connections: " << server_connections() << "\n" << server_->log();
+  threads_ = threads;
+  conns_per_thread_ = conns_per_thread;
+  ProcessOptions options;
+  options.env = {{"STOREAPI_DATABASE_URL", db_.url()},
+                 {"STOREAPI_THREADS", std::to_string(threads)},
+                 {"STOREAPI_DB_CONNS_PER_THREAD", std::to_string(conns_per_thread)},
+                 {"STOREAPI_ACCESS_LOG", "off"}};
+  for (const auto& [name, value] : settings) options.env[name] = value;
+  server_ = std::make_unique<ServerProcess>(options);
 }
 
-HttpReply AuthTest::get(const std::string& target, const HttpHeaders& headers) { return connect().get(target, headers); }
+void AuthTest::start_server(unsigned threads, unsigned conns_per_thread,
+                            const std::map<std::string, std::string>& settings) {
+  launch_server(threads, conns_per_thread, settings);
+  ASSERT_TRUE(wait_connected()) << "connections: " << server_connections() << "\n" << server_->stderr_text();
+}
 
-std::vector<RawHttpConnection> AuthTest::warm_on_every_core(const std::string& key, int count) {
-  std::vector<RawHttpConnection> connections;
+HttpResponse AuthTest::get(const std::string& target, const Headers& headers) { return connect().get(target, headers); }
+
+std::vector<HttpClient> AuthTest::warm_on_every_core(const std::string& key, int count) {
+  std::vector<HttpClient> connections;
   for (int i = 0; i < count; ++i) {
     connections.push_back(connect());
     EXPECT_EQ(connections.back().get("/v1/store", bearer(key)).status, 200);
@@ -137,9 +152,11 @@ bool AuthTest::server_listening() {
 }
 
 bool AuthTest::wait_connected() {
-  const auto& o = server_->options();
-  const int expected = static_cast<int>(o.threads * o.db_conns_per_thread) + 1;
-  return wait_until([&] { return server_connections() == expected && server_listening(); });
+  const int expected = static_cast<int>(threads_ * conns_per_thread_) + 1;
+  // A connection shows in pg_stat_activity before the server has prepared its statements
+  // on it, so the server's own word (/readyz on every core) closes the gap.
+  return eventually([&] { return server_connections() == expected && server_listening(); }) &&
+         every_core_ready(server_->port());
 }
 
 }  // namespace storeapi::testing

@@ -5,16 +5,22 @@
 // storeapi-admin and to check DESIGN §2's error envelope.
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
-#include "support/auth_http.hpp"
-#include "support/auth_server.hpp"
+#include "support/http_client.hpp"
+#include "support/server_process.hpp"
 #include "support/test_database.hpp"
 
 namespace storeapi::testing {
+
+// How long a test waits for one response: a loaded test machine can be slow, but a reply
+// that takes this long is a hang.
+inline constexpr std::chrono::seconds kReplyTimeout{30};
 
 // The fields of {"error":{"type","code","message","param","request_id"}}.
 struct ErrorBody {
@@ -27,38 +33,43 @@ struct ErrorBody {
 
 // Parses an error response; fails the test when the envelope is not exactly DESIGN's
 // (five fields, JSON content type, request_id equal to the Request-Id header).
-ErrorBody error_of(const HttpReply& reply);
+ErrorBody error_of(const HttpResponse& reply);
 
 // Expects an error response with this status, type and code (and `param` null).
-void expect_error(const HttpReply& reply, int status, const std::string& type, const std::string& code);
+void expect_error(const HttpResponse& reply, int status, const std::string& type, const std::string& code);
 
 // Expects RateLimit-Limit (== `limit` when given), -Remaining and -Reset as integers.
-void expect_rate_headers(const HttpReply& reply, std::optional<long> limit = std::nullopt);
-void expect_no_rate_headers(const HttpReply& reply);
+void expect_rate_headers(const HttpResponse& reply, std::optional<long> limit = std::nullopt);
+void expect_no_rate_headers(const HttpResponse& reply);
 
 // The header as an integer; fails the test when absent or not a number.
-long header_number(const HttpReply& reply, const std::string& name);
+long header_number(const HttpResponse& reply, const std::string& name);
 
 class AuthTest : public ::testing::Test {
  protected:
   // A fresh database on the shared test cluster, or on the cluster of `cluster_url`.
   explicit AuthTest(const std::string& cluster_url = "") : db_(TestDatabase::Schema::migrated, cluster_url) {}
 
-  // Starts the server for this test's database (threads × conns_per_thread pooled
-  // connections) and waits until every connection and the LISTEN connection are up.
   void SetUp() override { start_server(); }
 
-  void start_server(unsigned threads = 2, unsigned conns_per_thread = 2);
-  AuthServer& server() { return *server_; }
+  // Starts the server for this test's database (threads × conns_per_thread pooled
+  // connections, access log off, further `settings` such as STOREAPI_DB_TIMEOUT_MS), in
+  // place of the one running, and returns once it listens.
+  void launch_server(unsigned threads = 2, unsigned conns_per_thread = 2,
+                     const std::map<std::string, std::string>& settings = {});
+  // launch_server(), then waits until every connection and the LISTEN connection are up.
+  void start_server(unsigned threads = 2, unsigned conns_per_thread = 2,
+                    const std::map<std::string, std::string>& settings = {});
+  ServerProcess& server() { return *server_; }
 
-  RawHttpConnection connect() { return RawHttpConnection(server_->port()); }
+  HttpClient connect() { return HttpClient(server_->port(), kReplyTimeout); }
   // One request on a new connection.
-  HttpReply get(const std::string& target, const HttpHeaders& headers = {});
+  HttpResponse get(const std::string& target, const Headers& headers = {});
 
   // Opens `count` connections and sends GET /v1/store with `key` on each, until both
   // cores have served it (the server reports nothing per core, so enough connections
   // that SO_REUSEPORT spreads them; the returned connections stay open).
-  std::vector<RawHttpConnection> warm_on_every_core(const std::string& key, int count = 8);
+  std::vector<HttpClient> warm_on_every_core(const std::string& key, int count = 8);
 
   // Runs the real storeapi-admin against this test's database; expects exit 0.
   std::string admin(const std::vector<std::string>& args);
@@ -71,13 +82,16 @@ class AuthTest : public ::testing::Test {
   // storeapi), and whether its LISTEN connection is among them.
   int server_connections();
   bool server_listening();
-  // Waits until the server holds exactly threads × conns + 1 connections, one listening.
+  // Waits until the server holds exactly threads × conns + 1 connections, one listening,
+  // and every core answers /readyz.
   bool wait_connected();
 
   std::string query_value(const std::string& sql);
 
   TestDatabase db_;
-  std::unique_ptr<AuthServer> server_;
+  std::unique_ptr<ServerProcess> server_;
+  unsigned threads_ = 0;
+  unsigned conns_per_thread_ = 0;
 };
 
 }  // namespace storeapi::testing

@@ -12,7 +12,7 @@
 #include "auth/authenticator.hpp"
 #include "common/crypto.hpp"
 #include "runtime/io.hpp"
-#include "support/auth_reactor.hpp"
+#include "support/run_task.hpp"
 #include "support/test_database.hpp"
 
 namespace storeapi::testing {

@@ -1,7 +1,7 @@
 // The server and a database that goes away (DESIGN §1: "while the DB is unreachable
 // requests get 503 quickly, and the server recovers without restart"; PITFALLS: survive a
 // database restart, no leaked connections). These tests stop and start PostgreSQL, so they
-// run on a cluster of their own (ThrowawayPostgres), never the shared test cluster.
+// run on a cluster of their own (ThrowawayCluster), never the shared test cluster.
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -10,8 +10,8 @@
 
 #include "common/crypto.hpp"
 #include "integration/auth/auth_fixture.hpp"
-#include "support/auth_postgres.hpp"
-#include "support/auth_wait.hpp"
+#include "support/throwaway_cluster.hpp"
+#include "support/poll.hpp"
 
 namespace storeapi::testing {
 namespace {
@@ -31,12 +31,12 @@ class DatabaseOutage : public AuthTest {
  protected:
   DatabaseOutage() : AuthTest(postgres().url()) {}
 
-  static void SetUpTestSuite() { postgres_ = new ThrowawayPostgres(); }
+  static void SetUpTestSuite() { postgres_ = new ThrowawayCluster(); }
   static void TearDownTestSuite() {
     delete postgres_;
     postgres_ = nullptr;
   }
-  static ThrowawayPostgres& postgres() {
+  static ThrowawayCluster& postgres() {
     if (!postgres_) throw std::runtime_error("no PostgreSQL of this suite: see the set-up failure above");
     return *postgres_;
   }
@@ -49,13 +49,13 @@ class DatabaseOutage : public AuthTest {
 
   // Whether every one of `n` new connections gets `status` for GET `target` with `headers`
   // (spread over both cores, which learn about the database independently).
-  bool all_answer(const std::string& target, const HttpHeaders& headers, int status, int n = 8) {
+  bool all_answer(const std::string& target, const Headers& headers, int status, int n = 8) {
     for (int i = 0; i < n; ++i)
       if (get(target, headers).status != status) return false;
     return true;
   }
 
-  static inline ThrowawayPostgres* postgres_ = nullptr;
+  static inline ThrowawayCluster* postgres_ = nullptr;
 };
 
 struct Timed {
@@ -71,10 +71,10 @@ class ColdKeyLoad {
   ColdKeyLoad(std::uint16_t port, int clients) {
     for (int i = 0; i < clients; ++i) {
       threads_.emplace_back([this, port] {
-        RawHttpConnection c(port);
+        HttpClient c(port, kReplyTimeout);
         while (!stop_) {
           auto sent = Clock::now();
-          HttpReply r = c.get("/v1/store", bearer(random_key()));
+          HttpResponse r = c.get("/v1/store", bearer(random_key()));
           std::lock_guard lock(mutex_);
           results_.push_back({sent, Clock::now() - sent, r.status});
         }
@@ -105,12 +105,12 @@ TEST_F(DatabaseOutage, StoppedUnderLoadAnswers503QuicklyAndRecoversWithoutRestar
   auto connections = warm_on_every_core(warm.key, 16);
 
   ColdKeyLoad load(server().port(), 4);
-  ASSERT_TRUE(wait_until([&] { return get("/v1/store", bearer(random_key())).status == 401; }));
+  ASSERT_TRUE(eventually([&] { return get("/v1/store", bearer(random_key())).status == 401; }));
   postgres().stop();
   const auto stopped = Clock::now();
 
   // A key no core has seen needs the database: 503 at once, with Retry-After.
-  HttpReply first = get("/v1/store", bearer(cold.key));
+  HttpResponse first = get("/v1/store", bearer(cold.key));
   const auto first_took = Clock::now() - stopped;
   EXPECT_EQ(first.status, 503) << first.body;
   expect_error(first, 503, "api_error", "service_unavailable");
@@ -136,14 +136,14 @@ TEST_F(DatabaseOutage, StoppedUnderLoadAnswers503QuicklyAndRecoversWithoutRestar
   // A warm key needs no database: GET /v1/store is still served from the cache.
   for (auto& c : connections) EXPECT_EQ(c.get("/v1/store", bearer(warm.key)).status, 200);
   // Readiness follows the database on every core.
-  EXPECT_TRUE(wait_until([&] { return all_answer("/readyz", {}, 503); }));
+  EXPECT_TRUE(eventually([&] { return all_answer("/readyz", {}, 503); }));
   expect_error(get("/readyz"), 503, "api_error", "service_unavailable");
   EXPECT_EQ(get("/healthz").status, 200);
 
   postgres().start();
-  EXPECT_TRUE(wait_until([&] { return all_answer("/v1/store", bearer(cold.key), 200); })) << server().log();
+  EXPECT_TRUE(eventually([&] { return all_answer("/v1/store", bearer(cold.key), 200); })) << server().stderr_text();
   // Each core reconnects on its own backoff (up to 2 s).
-  EXPECT_TRUE(wait_until([&] { return all_answer("/readyz", {}, 200); }));
+  EXPECT_TRUE(eventually([&] { return all_answer("/readyz", {}, 200); }));
   EXPECT_TRUE(all_answer("/v1/store", bearer(random_key()), 401));
   EXPECT_TRUE(wait_connected()) << server_connections();
 }
@@ -174,7 +174,7 @@ TEST_F(DatabaseOutage, NoConnectionLeaksAfterAHundredReconnects) {
   admin({"key", "revoke", "--key", key.id});
   EXPECT_TRUE(all_answer("/v1/store", bearer(key.key), 401));
   // The server closes its side of the test's connections when it reads their end.
-  EXPECT_TRUE(wait_until([&] { return server().open_fds() == fds_before; }, 5s))
+  EXPECT_TRUE(eventually([&] { return server().open_fds() == fds_before; }, 5s))
       << server().open_fds() << " open descriptors, " << fds_before << " before";
 }
 
@@ -185,29 +185,27 @@ TEST_F(DatabaseOutage, NoConnectionLeaksAfterAHundredReconnects) {
 TEST_F(DatabaseOutage, FrozenDatabaseAnswers503OnceTheTimeoutPassed) {
   auto store = db_.create_store();
   auto key = create_key(store.id);
-  server_.reset();
-  server_ = std::make_unique<AuthServer>(AuthServerOptions{db_.url(), 2, 2, {{"STOREAPI_DB_TIMEOUT_MS", "1000"}}});
-  ASSERT_TRUE(wait_connected());
+  ASSERT_NO_FATAL_FAILURE(start_server(2, 2, {{"STOREAPI_DB_TIMEOUT_MS", "1000"}}));
 
   postgres().freeze();
   const auto frozen = Clock::now();
-  HttpReply r = get("/v1/store", bearer(key.key));
+  HttpResponse r = get("/v1/store", bearer(key.key));
   const auto took = Clock::now() - frozen;
   expect_error(r, 503, "api_error", "service_unavailable");
   EXPECT_GE(took, 1s);  // not before the database had its chance
   EXPECT_LE(took, 10s) << std::chrono::duration<double>(took).count() << " s";
   // Each pooled connection gives up when a request finds it unanswered; once all have,
   // the answer comes at once (they are reconnecting), and readiness says so.
-  EXPECT_TRUE(wait_until([&] {
+  EXPECT_TRUE(eventually([&] {
     auto sent = Clock::now();
     return all_answer("/v1/store", bearer(key.key), 503) && Clock::now() - sent < 8 * kUnavailableWithin;
   }));
   EXPECT_TRUE(all_answer("/readyz", {}, 503));
 
   postgres().thaw();
-  EXPECT_TRUE(wait_until([&] { return all_answer("/v1/store", bearer(key.key), 200); })) << server().log();
+  EXPECT_TRUE(eventually([&] { return all_answer("/v1/store", bearer(key.key), 200); })) << server().stderr_text();
   // Each core reconnects on its own backoff (up to 2 s).
-  EXPECT_TRUE(wait_until([&] { return all_answer("/readyz", {}, 200); }));
+  EXPECT_TRUE(eventually([&] { return all_answer("/readyz", {}, 200); }));
 }
 
 class DatabaseDownAtStart : public DatabaseOutage {
@@ -220,19 +218,19 @@ TEST_F(DatabaseDownAtStart, StartsAnswers503AndServesOnceTheDatabaseIsUp) {
   auto key = create_key(store.id);
   postgres().stop();
 
-  server_ = std::make_unique<AuthServer>(AuthServerOptions{db_.url(), 2, 2, {}});
+  launch_server();
   EXPECT_TRUE(all_answer("/readyz", {}, 503));
   EXPECT_TRUE(all_answer("/healthz", {}, 200));
-  HttpReply r = get("/v1/store", bearer(key.key));
+  HttpResponse r = get("/v1/store", bearer(key.key));
   expect_error(r, 503, "api_error", "service_unavailable");
   EXPECT_GE(header_number(r, "Retry-After"), 1);
   // Requests that fail before any lookup need no database.
   expect_error(get("/v1/store"), 401, "authentication_error", "missing_api_key");
 
   postgres().start();
-  EXPECT_TRUE(wait_until([&] { return all_answer("/v1/store", bearer(key.key), 200); })) << server_->log();
+  EXPECT_TRUE(eventually([&] { return all_answer("/v1/store", bearer(key.key), 200); })) << server_->stderr_text();
   // Each core reconnects on its own backoff (up to 2 s).
-  EXPECT_TRUE(wait_until([&] { return all_answer("/readyz", {}, 200); }));
+  EXPECT_TRUE(eventually([&] { return all_answer("/readyz", {}, 200); }));
   EXPECT_TRUE(wait_connected()) << server_connections();
 }
 

@@ -40,14 +40,14 @@ TEST_F(Invalidation, PlanDowngradeRefusesAtOnceAndUpgradeServesAtOnce) {
 
   admin({"store", "set-plan", "--store", store.id, "--plan", "free"});
   for (auto& c : connections) {
-    HttpReply r = c.get("/v1/store", bearer(key.key));
+    HttpResponse r = c.get("/v1/store", bearer(key.key));
     expect_error(r, 403, "permission_error", "plan_required");
     expect_no_rate_headers(r);
   }
 
   admin({"store", "set-plan", "--store", store.id, "--plan", "pro"});
   for (auto& c : connections) {
-    HttpReply r = c.get("/v1/store", bearer(key.key));
+    HttpResponse r = c.get("/v1/store", bearer(key.key));
     EXPECT_EQ(r.status, 200) << r.body;
     EXPECT_NE(r.body.find(R"("plan":"pro")"), std::string::npos) << r.body;
     expect_rate_headers(r, 60);
@@ -92,7 +92,7 @@ TEST_F(Invalidation, KeyCreatedAfterItsHashWasCachedAsUnknownWorksAtOnce) {
     EXPECT_EQ(confirmations.wait(), 0u);
   }
   for (auto& c : connections) {
-    HttpReply r = c.get("/v1/store", bearer(key));
+    HttpResponse r = c.get("/v1/store", bearer(key));
     EXPECT_EQ(r.status, 200) << r.body;
   }
 }

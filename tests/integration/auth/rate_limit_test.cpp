@@ -2,13 +2,12 @@
 // across cores, connections and keys of one store; a 429 carries rate_limited, Retry-After
 // and the RateLimit headers and consumes nothing; unauthenticated requests are not
 // counted; two stores have two buckets.
-#include <atomic>
 #include <chrono>
 #include <mutex>
-#include <thread>
 
 #include "integration/auth/auth_fixture.hpp"
-#include "support/auth_wait.hpp"
+#include "support/poll.hpp"
+#include "support/run_together.hpp"
 
 namespace storeapi::testing {
 namespace {
@@ -16,33 +15,24 @@ namespace {
 using RateLimit = AuthTest;
 
 struct Burst {
-  std::vector<HttpReply> replies;
+  std::vector<HttpResponse> replies;
   std::chrono::steady_clock::duration elapsed{};
 };
 
 // Sends `total` GET /v1/store at once over `connections` connections (one thread each,
 // all released together), cycling through `keys`.
 Burst fire(std::uint16_t port, const std::vector<std::string>& keys, int total, int connections) {
-  std::vector<RawHttpConnection> conns;
-  for (int i = 0; i < connections; ++i) conns.emplace_back(port);
+  std::vector<HttpClient> conns;
+  for (int i = 0; i < connections; ++i) conns.emplace_back(port, kReplyTimeout);
   Burst out;
   std::mutex mutex;
-  std::atomic<bool> go{false};
-  std::vector<std::thread> threads;
-  for (int t = 0; t < connections; ++t) {
-    threads.emplace_back([&, t] {
-      while (!go.load()) std::this_thread::yield();
-      for (int i = t; i < total; i += connections) {
-        HttpReply r = conns[static_cast<std::size_t>(t)].get("/v1/store", bearer(keys[static_cast<std::size_t>(i) % keys.size()]));
-        std::lock_guard lock(mutex);
-        out.replies.push_back(std::move(r));
-      }
-    });
-  }
-  auto start = std::chrono::steady_clock::now();
-  go = true;
-  for (auto& t : threads) t.join();
-  out.elapsed = std::chrono::steady_clock::now() - start;
+  out.elapsed = run_together(connections, [&](int t) {
+    for (int i = t; i < total; i += connections) {
+      HttpResponse r = conns[static_cast<std::size_t>(t)].get("/v1/store", bearer(keys[static_cast<std::size_t>(i) % keys.size()]));
+      std::lock_guard lock(mutex);
+      out.replies.push_back(std::move(r));
+    }
+  });
   return out;
 }
 
@@ -66,7 +56,7 @@ TEST_F(RateLimit, ExactAcrossCoresConnectionsAndKeysOfOneStore) {
   EXPECT_GE(count_status(b, 200), 30);
   EXPECT_LE(count_status(b, 200), 30 + refill);
   EXPECT_EQ(count_status(b, 200) + count_status(b, 429), 100);
-  for (const HttpReply& r : b.replies) {
+  for (const HttpResponse& r : b.replies) {
     expect_rate_headers(r, 30);
     if (r.status == 429) {
       expect_error(r, 429, "rate_limit_error", "rate_limited");
@@ -94,7 +84,7 @@ TEST_F(RateLimit, RefusedRequestsConsumeNothing) {
   const int refilled = static_cast<int>((std::chrono::steady_clock::now() - start) / std::chrono::seconds(1)) + 1;
   EXPECT_GE(refused, 200 - refilled);
   // So the next token is about a second away, not minutes.
-  EXPECT_TRUE(wait_until([&] { return c.get("/v1/store", bearer(key)).status == 200; }, std::chrono::seconds(10),
+  EXPECT_TRUE(eventually([&] { return c.get("/v1/store", bearer(key)).status == 200; }, std::chrono::seconds(10),
                          std::chrono::milliseconds(100)));
 }
 
@@ -111,7 +101,7 @@ TEST_F(RateLimit, UnauthenticatedRequestsAreNotCounted) {
     EXPECT_EQ(c.get("/v1/store", bearer("sk_live_nope")).status, 401);
   }
   for (int i = 0; i < 5; ++i) {
-    HttpReply r = c.get("/v1/store", bearer(key));
+    HttpResponse r = c.get("/v1/store", bearer(key));
     EXPECT_EQ(r.status, 200) << i;
     EXPECT_EQ(header_number(r, "RateLimit-Remaining"), 4 - i);
   }

@@ -64,7 +64,8 @@ void ScopeMatrix::check_key(const std::string& key, const Grants& grants) {
     if (!route.needs_key) continue;
     std::string path = concrete_path(route.pattern);
     SCOPED_TRACE(std::string(method_name(route.method)) + " " + path);
-    HttpReply r = c.request(method_name(route.method), path, bearer(key), route.method == http::Method::get ? "" : "{}");
+    HttpResponse r =
+        c.request_json(method_name(route.method), path, bearer(key), route.method == http::Method::get ? "" : "{}");
     if (allowed(grants, route)) {
       EXPECT_NE(r.status, 403) << r.body;
       EXPECT_NE(r.status, 401) << r.body;

@@ -54,7 +54,7 @@ class StoreEndpoint : public AuthTest {
   }
 
   simdjson::dom::parser parser;
-  HttpReply reply;
+  HttpResponse reply;
   simdjson::dom::object store;
   simdjson::dom::object api_key;
 };
@@ -124,8 +124,8 @@ TEST_F(StoreEndpoint, HeadAnswersTheSameHeadersWithoutABody) {
   auto created = db_.create_store();
   auto key = create_key(created.id);
   auto c = connect();
-  HttpReply full = c.get("/v1/store", bearer(key.key));
-  HttpReply head = c.request("HEAD", "/v1/store", bearer(key.key));
+  HttpResponse full = c.get("/v1/store", bearer(key.key));
+  HttpResponse head = c.request("HEAD", "/v1/store", bearer(key.key));
   EXPECT_EQ(head.status, 200);
   EXPECT_EQ(head.body, "");
   EXPECT_EQ(head.header("content-length"), std::to_string(full.body.size()));

@@ -6,7 +6,7 @@
 #include "runtime/io.hpp"
 #include "runtime/reactor.hpp"
 #include "runtime/spawn.hpp"
-#include "support/auth_reactor.hpp"
+#include "support/run_task.hpp"
 
 #include <gtest/gtest.h>
 #include <libpq-fe.h>

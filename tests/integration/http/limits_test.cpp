@@ -125,7 +125,7 @@ TEST(Limits, ConnectionOverTheCapGets503AndClose) {
     next.send("GET", "/healthz");
     std::optional<HttpResponse> r = next.read_response();
     return r && r->status == 200;
-  }));
+  }, 10s));
 }
 
 // The cap is for the whole process: split over two cores it must not become 2 + 2 = 4.
@@ -201,7 +201,7 @@ TEST(Limits, AcceptResumesAfterRunningOutOfFileDescriptors) {
     clients.emplace_back(HttpClient(server.port()));
     ASSERT_TRUE(clients.back()->send("GET", "/healthz"));
   }
-  ASSERT_TRUE(eventually([&] { return server.stderr_text().find("accept failed") != std::string::npos; }))
+  ASSERT_TRUE(eventually([&] { return server.stderr_text().find("accept failed") != std::string::npos; }, 10s))
       << "the server never ran out of descriptors; stderr:\n" << server.stderr_text();
 
   // Close each answered connection; that frees a descriptor for one that waits.

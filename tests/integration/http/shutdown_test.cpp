@@ -64,7 +64,7 @@ TEST(Shutdown, StopsAcceptingWhileDraining) {
     } catch (const std::runtime_error&) {
       return true;  // connection refused
     }
-  }));
+  }, 10s));
   ASSERT_TRUE(busy.send_raw("{}"));
   std::optional<HttpResponse> res = busy.read_response();
   ASSERT_TRUE(res);

@@ -4,12 +4,32 @@
 
 using namespace storeapi::admin;
 
+namespace {
+
+// `text` as the admin tool writes a string value.
+std::string quoted(std::string_view text) {
+  JsonWriter json;
+  json.value(text);
+  return json.str();
+}
+
+}  // namespace
+
+// The escaping itself is json::append_string's (tests/unit/json/writer_test.cpp); these
+// check that the admin tool's strings go through it.
 TEST(Json, QuotesAndEscapesStrings) {
-  EXPECT_EQ(json_quote("plain"), "\"plain\"");
-  EXPECT_EQ(json_quote("a\"b\\c"), "\"a\\\"b\\\\c\"");
-  EXPECT_EQ(json_quote("line\nnext\ttab\r"), "\"line\\nnext\\ttab\\r\"");
-  EXPECT_EQ(json_quote(std::string_view("\x01\x1f", 2)), "\"\\u0001\\u001f\"");
-  EXPECT_EQ(json_quote("Grüße"), "\"Grüße\"");  // UTF-8 passes through
+  EXPECT_EQ(quoted("plain"), "\"plain\"");
+  EXPECT_EQ(quoted("a\"b\\c"), "\"a\\\"b\\\\c\"");
+  EXPECT_EQ(quoted("line\nnext\ttab\r"), "\"line\\nnext\\ttab\\r\"");
+  EXPECT_EQ(quoted(std::string_view("\x01\x1f", 2)), "\"\\u0001\\u001f\"");
+  EXPECT_EQ(quoted("Grüße"), "\"Grüße\"");  // UTF-8 passes through
+  EXPECT_EQ(quoted("bad \xff byte"), "\"bad \xEF\xBF\xBD byte\"");  // ill-formed UTF-8 becomes U+FFFD
+}
+
+TEST(Json, EscapesKeys) {
+  JsonWriter json;
+  json.begin_object().field("a\"b", 1).end_object();
+  EXPECT_EQ(json.str(), R"({"a\"b":1})");
 }
 
 TEST(Json, WritesNestedObjectsAndArraysWithCommas) {

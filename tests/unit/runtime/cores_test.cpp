@@ -65,7 +65,7 @@ TEST(Cores, PostAllRunsOnEveryCoreThread) {
   EXPECT_TRUE(testing::eventually([&] {
     std::lock_guard lock(mutex);
     return posted_threads.size() == 3;
-  }));
+  }, std::chrono::seconds(10)));
   std::lock_guard lock(mutex);
   EXPECT_EQ(posted_threads, setup_threads);
 }

@@ -8,14 +8,14 @@
 
 namespace storeapi::testing {
 
-class ThrowawayPostgres {
+class ThrowawayCluster {
  public:
   // initdb and start; throws (with the server log) when that fails.
-  ThrowawayPostgres();
+  ThrowawayCluster();
   // Stops the cluster and removes its directory.
-  ~ThrowawayPostgres();
-  ThrowawayPostgres(const ThrowawayPostgres&) = delete;
-  ThrowawayPostgres& operator=(const ThrowawayPostgres&) = delete;
+  ~ThrowawayCluster();
+  ThrowawayCluster(const ThrowawayCluster&) = delete;
+  ThrowawayCluster& operator=(const ThrowawayCluster&) = delete;
 
   // pg_ctl stop -m fast: sessions are terminated, returns once the server is down.
   void stop();

@@ -1,4 +1,4 @@
-#include "support/auth_postgres.hpp"
+#include "support/throwaway_cluster.hpp"
 
 #include <arpa/inet.h>
 #include <fcntl.h>
@@ -94,7 +94,7 @@ std::vector<pid_t> cluster_processes(const std::string& data_dir) {
 
 }  // namespace
 
-ThrowawayPostgres::ThrowawayPostgres() {
+ThrowawayCluster::ThrowawayCluster() {
   char dir_template[] = "/tmp/storeapi-test-pg-XXXXXX";
   if (!::mkdtemp(dir_template)) throw std::runtime_error("mkdtemp failed");
   dir_ = dir_template;
@@ -121,7 +121,7 @@ ThrowawayPostgres::ThrowawayPostgres() {
   start();
 }
 
-ThrowawayPostgres::~ThrowawayPostgres() {
+ThrowawayCluster::~ThrowawayCluster() {
   try {
     if (running_) stop();
   } catch (const std::exception&) {
@@ -131,7 +131,7 @@ ThrowawayPostgres::~ThrowawayPostgres() {
   std::filesystem::remove_all(dir_, ignored);
 }
 
-void ThrowawayPostgres::pg_ctl(const std::string& action) {
+void ThrowawayCluster::pg_ctl(const std::string& action) {
   std::string log = dir_ + "/commands.log";
   std::vector<std::string> argv{kBin + "pg_ctl", "-D", dir_ + "/data", "-w", "-t", "60"};
   if (action == "start") argv.insert(argv.end(), {"-l", dir_ + "/server.log"});
@@ -141,25 +141,25 @@ void ThrowawayPostgres::pg_ctl(const std::string& action) {
     throw std::runtime_error("pg_ctl " + action + " failed:\n" + read_file(log) + read_file(dir_ + "/server.log"));
 }
 
-void ThrowawayPostgres::start() {
+void ThrowawayCluster::start() {
   pg_ctl("start");
   running_ = true;
 }
 
-void ThrowawayPostgres::stop() {
+void ThrowawayCluster::stop() {
   pg_ctl("stop");
   running_ = false;
 }
 
-void ThrowawayPostgres::freeze() {
+void ThrowawayCluster::freeze() {
   for (pid_t pid : cluster_processes(dir_ + "/data")) ::kill(pid, SIGSTOP);
 }
 
-void ThrowawayPostgres::thaw() {
+void ThrowawayCluster::thaw() {
   for (pid_t pid : cluster_processes(dir_ + "/data")) ::kill(pid, SIGCONT);
 }
 
-std::string ThrowawayPostgres::url() const {
+std::string ThrowawayCluster::url() const {
   return "postgresql://" + db_user() + "@127.0.0.1:" + std::to_string(port_) + "/postgres";
 }
 
