@@ -62,18 +62,16 @@ void answer(Context& ctx, std::int64_t status, std::string_view body) {
   }
   std::optional<std::string_view> param;
   if (v[1].present && !v[1].is_null) param = v[1].text;
+  // A 404 names the path's id, as the reads do. On the variant routes one lookup answers
+  // for the product and its variant together, so no single parameter is named there.
+  if (*code == ErrorCode::resource_not_found && !param && ctx.match.variant_id.empty()) param = "id";
   fail(ctx, *code, param, v[2].text);
 }
 
-void log_failure(const Context& ctx, const db::Result& r) {
-  std::string_view message = r.error_message();
-  std::fprintf(stderr, "storeapi: %.*s %.*s failed: %.*s\n", static_cast<int>(ctx.req.method_text.size()),
-               ctx.req.method_text.data(), static_cast<int>(ctx.req.path.size()), ctx.req.path.data(),
-               static_cast<int>(message.size()), message.data());
-}
-
-// After a 5xx: the key goes free, so the client's retry runs for real. If this fails too,
-// the key is abandoned and free again after 60 s.
+// After a 5xx: the key goes free, so the client's retry runs for real (spec, Idempotency).
+// A no-op when the key was never taken, or when the write committed (finish_write stored
+// its answer in the same statement). If the database is still away, the key is abandoned
+// and free again after 60 s.
 runtime::task<void> release(Context& ctx, std::string_view key, std::string_view token) {
   db::Unit unit;
   unit.add(kReleaseIdempotencyKey, {ctx.caller.store(), key, token});
@@ -83,39 +81,41 @@ runtime::task<void> release(Context& ctx, std::string_view key, std::string_view
 // Runs `unit` — [take the key; Sync;] the write — and answers. With a key, the write's
 // statement runs only if the first segment left the key in progress under `token`.
 runtime::task<void> finish(Context& ctx, db::Unit& unit, const IdempotencyKey& key, std::string_view token) {
-  if (co_await ctx.services.pool.run(unit) != db::Outcome::done) {
-    // Unknown whether the key was taken: if so, it is abandoned and free again after 60 s.
+  const bool keyed = key.state == IdempotencyKey::State::valid;
+  const db::Outcome outcome = co_await ctx.services.pool.run(unit);
+  if (outcome != db::Outcome::done) {
+    // Refused for overload, the unit never left; lost with its connection, the key may
+    // have been taken.
+    if (keyed && outcome == db::Outcome::unavailable) co_await release(ctx, key.text, token);
     fail_unavailable(ctx);
     co_return;
   }
-  const bool keyed = key.state == IdempotencyKey::State::valid;
   if (keyed) {
     const db::Result& taken = unit.result(0);
-    if (!taken.ok() || taken.rows() != 1) {
-      log_failure(ctx, taken);
+    if (!database_answered(ctx, db::Outcome::done, taken)) co_return;  // nothing was taken
+    if (taken.rows() != 1) {
       fail(ctx, ErrorCode::internal_error);
       co_return;
     }
-    const std::string_view outcome = taken.text(0, 0);
-    if (outcome == "replay") {
+    const std::string_view taken_as = taken.text(0, 0);
+    if (taken_as == "replay") {
       ctx.res.add_header("Idempotent-Replayed", "true");
       answer(ctx, taken.int64(0, 1), taken.text(0, 2));
       co_return;
     }
-    if (outcome == "mismatch") {
+    if (taken_as == "mismatch") {
       fail(ctx, ErrorCode::idempotency_mismatch);
       co_return;
     }
-    if (outcome == "in_progress") {
+    if (taken_as == "in_progress") {
       fail(ctx, ErrorCode::idempotency_in_progress);
       co_return;
     }
   }
   const db::Result& written = unit.result(keyed ? 1 : 0);
   if (!written.ok()) {
-    log_failure(ctx, written);
     if (keyed) co_await release(ctx, key.text, token);
-    fail(ctx, ErrorCode::internal_error);
+    database_answered(ctx, db::Outcome::done, written);  // 503 or 500, as for reads
     co_return;
   }
   if (written.rows() == 0) {

@@ -104,4 +104,11 @@ void Cores::join() {
     if (t.joinable()) t.join();
 }
 
+unsigned Cores::cq_overflows() const noexcept {
+  unsigned total = 0;
+  for (const auto& r : reactors_)
+    if (r) total += r->cq_overflow();
+  return total;
+}
+
 }  // namespace storeapi::runtime

@@ -30,6 +30,10 @@ class Cores {
   // Waits until every reactor's run() returned.
   void join();
 
+  // Completion-queue overflows of all rings so far (PITFALLS: must stay 0; read it after
+  // join() for a final figure).
+  unsigned cq_overflows() const noexcept;
+
   // The CPUs this process may run on (its affinity mask: taskset, a container's cpuset).
   // Core i is pinned to the i-th of them.
   static unsigned online_cpus() noexcept;

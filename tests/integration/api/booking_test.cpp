@@ -101,6 +101,6 @@ TEST_F(Bookings, TakeNoFields) {
 TEST_F(Bookings, UnknownBookingIsNotFound) {
   for (const char* action : {"accept", "cancel"}) {
     EXPECT_TRUE(is_error(env->request("POST", std::string("/v1/bookings/3fa85f64-5717-4562-b3fc-2c963f66afa6/") + action),
-                         404, "resource_not_found"));
+                         404, "resource_not_found", "id"));
   }
 }

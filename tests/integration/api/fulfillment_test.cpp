@@ -150,13 +150,13 @@ TEST_F(Fulfillment, TrackingDetailsAreSetWhenSentAndKeptOtherwise) {
 
 TEST_F(Fulfillment, UnknownOrAnotherStoresOrderIsNotFound) {
   HttpResponse unknown = fulfill("3fa85f64-5717-4562-b3fc-2c963f66afa6", R"({"fulfillment_status":"shipped"})");
-  EXPECT_TRUE(is_error(unknown, 404, "resource_not_found"));
+  EXPECT_TRUE(is_error(unknown, 404, "resource_not_found", "id"));
 
   auto [other, other_key] = env->another_store();
   const std::string foreign =
       env->value("select id from orders where store_id = $1 and fulfillment_status = 'pending' limit 1", other.id);
   const std::string fingerprint = env->database().fingerprint();
-  EXPECT_TRUE(is_error(fulfill(foreign, R"({"fulfillment_status":"confirmed"})"), 404, "resource_not_found"));
+  EXPECT_TRUE(is_error(fulfill(foreign, R"({"fulfillment_status":"confirmed"})"), 404, "resource_not_found", "id"));
   EXPECT_EQ(env->database().fingerprint(), fingerprint);
   // Its own store's key reaches it.
   EXPECT_EQ(env->request_as(other_key.key, "POST", "/v1/orders/" + foreign + "/fulfillment",

@@ -1,12 +1,15 @@
 // The Idempotency-Key matrix against the real server: first run, replay (also after a
-// restart), mismatch, in progress and abandoned keys, stored rejections, released 5xx,
-// expiry and purge, concurrency — and that a replay runs nothing.
+// restart), mismatch, in progress and abandoned keys, stored rejections, released 5xx (a
+// failing statement, a lost connection), expiry and purge, concurrency — and that a
+// replay runs nothing.
 #include <gtest/gtest.h>
 
 #include <atomic>
 #include <string>
+#include <thread>
 
 #include "seeded_server.hpp"
+#include "support/poll.hpp"
 #include "support/run_together.hpp"
 
 using namespace storeapi::testing;
@@ -227,6 +230,39 @@ TEST_F(Idempotency, AServerErrorReleasesTheKey) {
   HttpResponse retried = env->request("POST", stock_path(), body, {{"Idempotency-Key", "fail-1"}});
   EXPECT_EQ(retried.status, 200) << retried.body;
   EXPECT_FALSE(retried.header("Idempotent-Replayed"));
+  EXPECT_EQ(stock(), "9");
+  EXPECT_EQ(events(), 1);
+}
+
+TEST_F(Idempotency, ALostDatabaseConnectionReleasesTheKey) {
+  // The write takes its key (first segment, committed), then waits for the variant's row
+  // lock held here; its backend is terminated while it waits, so the server loses the
+  // connection mid-unit and answers 503. The key must go free for the retry.
+  auto holder = env->database().connect();
+  pqxx::work locked(*holder);
+  locked.exec_params("select 1 from variants where id = $1 for update", variant);
+
+  HttpResponse lost;
+  std::thread writer([&] { lost = adjust("lost-1"); });
+  const bool waiting = eventually([&] {
+    return env->count("select count(*) from pg_stat_activity where application_name = 'storeapi'"
+                      " and datname = current_database() and wait_event_type = 'Lock'") == 1;
+  });
+  if (waiting)
+    env->exec("select pg_terminate_backend(pid) from pg_stat_activity where application_name = 'storeapi'"
+              " and datname = current_database() and wait_event_type = 'Lock'");
+  writer.join();
+  locked.abort();
+  ASSERT_TRUE(waiting);
+
+  EXPECT_TRUE(is_error(lost, 503, "service_unavailable"));
+  EXPECT_TRUE(lost.header("Retry-After"));
+  EXPECT_EQ(key_state("lost-1"), "absent");
+  EXPECT_EQ(stock(), "10");
+
+  HttpResponse retried = adjust("lost-1");
+  EXPECT_EQ(retried.status, 200) << retried.body;
+  EXPECT_FALSE(replayed(retried));
   EXPECT_EQ(stock(), "9");
   EXPECT_EQ(events(), 1);
 }

@@ -114,7 +114,7 @@ TEST_F(WriteValidation, ChecksRunInDesignOrder) {
   EXPECT_TRUE(is_error(env->request("POST", unknown_order, R"({"fulfillment_status":"lost"})"), 400,
                        "parameter_invalid", "fulfillment_status"));
   EXPECT_TRUE(is_error(env->request("POST", unknown_order, R"({"fulfillment_status":"pending"})"), 404,
-                       "resource_not_found"));
+                       "resource_not_found", "id"));
   EXPECT_TRUE(is_error(env->request("POST", std::string("/v1/products/") + kUnknownId + "/variants/" + kUnknownId +
                                                 "/stock",
                                     R"({"mode":"adjust","quantity":0})"),

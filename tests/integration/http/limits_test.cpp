@@ -163,6 +163,11 @@ TEST(Limits, AThousandConcurrentConnectionsAreAllServed) {
   }
   // All still open and usable: none was dropped to make room.
   for (HttpClient& c : clients) ASSERT_EQ(c.request("GET", "/healthz").status, 200);
+  // No completion was lost to a full completion queue on the way (PITFALLS).
+  clients.clear();
+  EXPECT_EQ(server.terminate(), 0);
+  EXPECT_NE(server.stderr_text().find("stopped (completion-queue overflows: 0)"), std::string::npos)
+      << server.stderr_text();
 }
 
 // A client that pipelines without ever reading the answers must be throttled by TCP
