@@ -257,6 +257,7 @@ TEST_F(Idempotency, ALostDatabaseConnectionReleasesTheKey) {
 
   EXPECT_TRUE(is_error(lost, 503, "service_unavailable"));
   EXPECT_TRUE(lost.header("Retry-After"));
+  EXPECT_TRUE(lost.header("RateLimit-Limit"));  // an authenticated answer, 503 included
   EXPECT_EQ(key_state("lost-1"), "absent");
   EXPECT_EQ(stock(), "10");
 

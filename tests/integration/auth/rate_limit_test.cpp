@@ -1,7 +1,7 @@
 // The per-store rate limit (DESIGN §2) against the real server with two cores: exact
 // across cores, connections and keys of one store; a 429 carries rate_limited, Retry-After
 // and the RateLimit headers and consumes nothing; unauthenticated requests are not
-// counted; two stores have two buckets.
+// counted; two stores have two buckets; RateLimit-Reset counts the seconds until full.
 #include <chrono>
 #include <mutex>
 
@@ -86,6 +86,32 @@ TEST_F(RateLimit, RefusedRequestsConsumeNothing) {
   // So the next token is about a second away, not minutes.
   EXPECT_TRUE(eventually([&] { return c.get("/v1/store", bearer(key)).status == 200; }, std::chrono::seconds(10),
                          std::chrono::milliseconds(100)));
+}
+
+TEST_F(RateLimit, ResetIsTheSecondsUntilTheBucketIsFullAgain) {
+  auto store = db_.create_store();
+  admin({"store", "set-rate-limit", "--store", store.id, "--rpm", "6"});  // one token per 10 s
+  auto key = create_key(store.id).key;
+  auto c = connect();
+  const auto start = std::chrono::steady_clock::now();
+  for (long spent = 1; spent <= 6; ++spent) {
+    HttpResponse r = c.get("/v1/store", bearer(key));
+    ASSERT_EQ(r.status, 200) << spent;
+    EXPECT_EQ(header_number(r, "RateLimit-Remaining"), 6 - spent);
+    // `spent` tokens owed, 10 s each, less what refilled meanwhile (whole seconds up).
+    const long elapsed = std::chrono::duration_cast<std::chrono::seconds>(std::chrono::steady_clock::now() - start).count();
+    const long reset = header_number(r, "RateLimit-Reset");
+    EXPECT_LE(reset, spent * 10) << spent;
+    EXPECT_GE(reset, spent * 10 - elapsed - 1) << spent;
+  }
+  HttpResponse refused = c.get("/v1/store", bearer(key));
+  ASSERT_EQ(refused.status, 429);
+  EXPECT_EQ(header_number(refused, "RateLimit-Remaining"), 0);
+  EXPECT_LE(header_number(refused, "RateLimit-Reset"), 60);
+  EXPECT_GE(header_number(refused, "RateLimit-Reset"), 50);
+  // The next token is at most 10 s away.
+  EXPECT_GE(header_number(refused, "Retry-After"), 1);
+  EXPECT_LE(header_number(refused, "Retry-After"), 10);
 }
 
 TEST_F(RateLimit, UnauthenticatedRequestsAreNotCounted) {
