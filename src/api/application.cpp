@@ -36,6 +36,7 @@ void add_rate_headers(http::Response& res, const auth::RateDecision& rate) {
   res.add_header("RateLimit-Limit", rate.limit);
   res.add_header("RateLimit-Remaining", rate.remaining);
   res.add_header("RateLimit-Reset", rate.reset_s);
+  res.keep_headers();  // DESIGN: on every answer to an authenticated request, a 500 too
   if (!rate.allowed) res.add_header("Retry-After", rate.retry_after_s);
 }
 

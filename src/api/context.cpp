@@ -4,6 +4,17 @@
 
 namespace storeapi::api {
 
+bool refuse_query_params(Context& ctx) {
+  http::Query& query = ctx.services.query;
+  if (const auto error = query.parse(ctx.req.query)) {
+    fail(ctx, ErrorCode::parameter_invalid, error->param, error->message);
+    return true;
+  }
+  if (query.params().empty()) return false;
+  fail(ctx, ErrorCode::parameter_unknown, query.params().front().name);
+  return true;
+}
+
 bool database_answered(Context& ctx, db::Outcome outcome, const db::Result& result) {
   if (outcome != db::Outcome::done) {
     fail_unavailable(ctx);

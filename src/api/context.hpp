@@ -47,6 +47,11 @@ inline void fail(Context& ctx, ErrorCode code, std::optional<std::string_view> p
 // The database could not run a unit: 503 (unreachable or overloaded).
 inline void fail_unavailable(Context& ctx) { fail(ctx, ErrorCode::service_unavailable); }
 
+// For endpoints that take no query parameters (records by id, GET /v1/store, writes):
+// unless the query string has none, answers 400 (the query string's own
+// parameter_invalid, else parameter_unknown naming the first parameter) and returns true.
+bool refuse_query_params(Context& ctx);
+
 // Whether a unit ran and its statement `result` succeeded. If not, answers 503 when the
 // database was unreachable, overloaded, or cancelled the statement (statement_timeout,
 // shutdown), else 500 with the failure written to stderr, and returns false.

@@ -2,17 +2,6 @@
 
 namespace storeapi::api {
 
-bool refuse_query_params(Context& ctx) {
-  http::Query& query = ctx.services.query;
-  if (const auto error = query.parse(ctx.req.query)) {
-    fail(ctx, ErrorCode::parameter_invalid, error->param, error->message);
-    return true;
-  }
-  if (query.params().empty()) return false;
-  fail(ctx, ErrorCode::parameter_unknown, query.params().front().name);
-  return true;
-}
-
 runtime::task<void> serve_record(Context& ctx, const db::Statement& statement) {
   if (refuse_query_params(ctx)) co_return;
   db::Unit unit;

@@ -6,11 +6,6 @@
 
 namespace storeapi::api {
 
-// For endpoints that take no query parameters: unless the query string has none, answers
-// 400 (the query string's own parameter_invalid, else parameter_unknown naming the first
-// parameter) and returns true.
-bool refuse_query_params(Context& ctx);
-
 // Answers with the record `statement` finds and renders; it takes ($1 store id, $2 id) and
 // returns one text column and at most one row. No row (unknown id, or another store's):
 // 404 resource_not_found, `param` "id".

@@ -150,6 +150,9 @@ runtime::task<void> reject(Context& ctx, const IdempotencyKey& key, const Reject
 }  // namespace
 
 runtime::task<void> run_write(Context& ctx, WriteEndpoint endpoint) {
+  // Before the key is read: a refused query string is not the endpoint's answer and is
+  // never stored under the key.
+  if (refuse_query_params(ctx)) co_return;
   std::array<json::FieldValue, kMaxWriteFields> storage;
   const std::span<json::FieldValue> values = std::span(storage).first(endpoint.fields.size());
   const IdempotencyKey key = read_idempotency_key(ctx.req);

@@ -116,7 +116,7 @@ runtime::task<bool> Connection::answer(Request& req) {
   try {
     co_await server_.handler().handle(req, res_);
   } catch (...) {
-    res_.reset();
+    res_.discard();  // the headers the handler kept (rate limit) stay on the 500
     server_.handler().reject(Rejection::internal_error, req.request_id, res_);
   }
   bool keep_alive = req.keep_alive && !res_.close && !server_.draining();

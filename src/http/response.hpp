@@ -1,6 +1,8 @@
 #pragma once
 // A response under construction. Its buffers belong to the connection and are reused from
 // request to request, so a warm connection builds responses without heap allocation.
+#include <algorithm>
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -9,17 +11,27 @@ namespace storeapi::http {
 
 struct Response {
   int status = 200;
-  std::string body;           // JSON
-  std::string extra_headers;  // complete "Name: value\r\n" lines
-  bool close = false;         // answer with Connection: close and close afterwards
+  std::string body;              // JSON
+  std::string extra_headers;     // complete "Name: value\r\n" lines
+  std::size_t kept_headers = 0;  // how much of extra_headers survives discard()
+  bool close = false;            // answer with Connection: close and close afterwards
 
   void add_header(std::string_view name, std::string_view value);
   void add_header(std::string_view name, std::int64_t value);
-  void reset() noexcept {
+  // The headers added so far survive discard(): those every answer must carry whatever
+  // happens next (the rate-limit headers of an authenticated request).
+  void keep_headers() noexcept { kept_headers = extra_headers.size(); }
+  // Drops what was built, except the kept headers: before answering in the handler's
+  // stead (the 500 after it threw).
+  void discard() noexcept {
     status = 200;
     body.clear();
-    extra_headers.clear();
+    extra_headers.resize(std::min(kept_headers, extra_headers.size()));  // shrinks: never throws
     close = false;
+  }
+  void reset() noexcept {
+    kept_headers = 0;
+    discard();
   }
 };
 

@@ -1,6 +1,7 @@
-// Validation shared by the write endpoints, against the real server: content type, JSON,
-// unknown / missing / invalid fields with their `param`, and DESIGN's check order
-// (scope, then validation, then existence, then state). Refused requests change nothing.
+// Validation shared by the write endpoints, against the real server: query parameters
+// (none taken), content type, JSON, unknown / missing / invalid fields with their
+// `param`, and DESIGN's check order (scope, then validation, then existence, then state).
+// Refused requests change nothing.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -123,6 +124,56 @@ TEST_F(WriteValidation, ChecksRunInDesignOrder) {
   HttpResponse wrong_method = env->request("PUT", "/v1/orders/" + *order + "/fulfillment", "{}");
   EXPECT_TRUE(is_error(wrong_method, 405, "method_not_allowed"));
   EXPECT_EQ(wrong_method.header("Allow"), "POST, OPTIONS");
+}
+
+// Writes take no query parameters: refused like the reads by id (after the path, before
+// the body), before any database work and before the Idempotency-Key is taken, so the
+// same key without the query runs the write for real.
+TEST_F(WriteValidation, QueryParametersAreRefusedBeforeTheKeyIsTaken) {
+  const std::string booking = env->value("select id from bookings where store_id = $1 order by id limit 1",
+                                         env->store().id);
+  const VariantRef variant = env->live_variant(0);
+  env->exec("update orders set fulfillment_status = 'pending' where id = $1", *order);
+  env->exec("update bookings set status = 'initiated' where id = $1", booking);
+  env->exec("update variants set stock = 10, price = 20, discount_type = null, discount_value = 0 where id = $1",
+            variant.variant);
+  struct Write {
+    std::string method, path, body;
+  };
+  // Each valid and allowed in the state the ones before leave.
+  const std::vector<Write> writes = {
+      {"POST", "/v1/orders/" + *order + "/fulfillment", R"({"fulfillment_status":"confirmed"})"},
+      {"POST", "/v1/bookings/" + booking + "/accept", ""},
+      {"POST", "/v1/bookings/" + booking + "/cancel", ""},
+      {"PATCH", variant.path(), R"({"price":"12.50"})"},
+      {"POST", variant.path() + "/stock", R"({"mode":"adjust","quantity":-1})"},
+  };
+  for (std::size_t i = 0; i < writes.size(); ++i) {
+    const Write& w = writes[i];
+    SCOPED_TRACE(w.method + " " + w.path);
+    const std::string key = "query-refused-" + std::to_string(i);
+    const Headers keyed = {{"Idempotency-Key", key}};
+    const std::string fingerprint = env->database().fingerprint();
+    EXPECT_TRUE(is_error(env->request(w.method, w.path + "?foo=1", w.body, keyed), 400, "parameter_unknown", "foo"));
+    EXPECT_TRUE(is_error(env->request(w.method, w.path + "?a=%zz", w.body, keyed), 400, "parameter_invalid", "a"));
+    // Before the body and the key's format.
+    EXPECT_TRUE(is_error(env->request(w.method, w.path + "?foo=1", "nope", keyed), 400, "parameter_unknown", "foo"));
+    EXPECT_TRUE(is_error(env->request(w.method, w.path + "?foo=1", w.body, {{"Idempotency-Key", ""}}), 400,
+                         "parameter_unknown", "foo"));
+    // Nothing written, the key not taken (nor bound to anything).
+    EXPECT_EQ(env->database().fingerprint(), fingerprint);
+    EXPECT_EQ(env->count("select count(*) from idempotency_keys where store_id = $1 and key = $2", env->store().id,
+                         key),
+              0);
+
+    HttpResponse ran = env->request(w.method, w.path, w.body, keyed);
+    EXPECT_EQ(ran.status, 200) << ran.body;
+    EXPECT_FALSE(ran.header("Idempotent-Replayed"));
+  }
+  EXPECT_EQ(env->value("select fulfillment_status from orders where id = $1", *order), "confirmed");
+  EXPECT_EQ(env->value("select status from bookings where id = $1", booking), "canceled");
+  EXPECT_EQ(env->value("select price from variants where id = $1", variant.variant), "12.50");
+  EXPECT_EQ(env->value("select stock from variants where id = $1", variant.variant), "9");
 }
 
 TEST_F(WriteValidation, EmptyBodiesNeedNoContentType) {

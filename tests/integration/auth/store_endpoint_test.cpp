@@ -1,10 +1,12 @@
 // GET /v1/store exactly as the spec describes it: every field with its type and value,
 // the calling key's summary (prefix = first 12 characters, scopes as granted, expires_at
-// null or RFC 3339 with milliseconds), and never the full key.
+// null or RFC 3339 with milliseconds), and never the full key; no query parameters.
 #include <simdjson.h>
 
 #include <regex>
 #include <set>
+#include <string>
+#include <vector>
 
 #include "integration/auth/auth_fixture.hpp"
 
@@ -130,6 +132,31 @@ TEST_F(StoreEndpoint, HeadAnswersTheSameHeadersWithoutABody) {
   EXPECT_EQ(head.body, "");
   EXPECT_EQ(head.header("content-length"), std::to_string(full.body.size()));
   expect_rate_headers(head, 300);
+}
+
+// Like the records by id: any query parameter is 400 parameter_unknown (the first), a
+// malformed query string parameter_invalid; an empty one is no parameter.
+TEST_F(StoreEndpoint, TakesNoQueryParameters) {
+  auto created = db_.create_store();
+  auto key = create_key(created.id);
+  struct Case {
+    std::string target, code, param;
+  };
+  for (const Case& c : std::vector<Case>{{"/v1/store?x=1", "parameter_unknown", "x"},
+                                         {"/v1/store?x=1&y=2", "parameter_unknown", "x"},
+                                         {"/v1/store?a=%zz", "parameter_invalid", "a"}}) {
+    SCOPED_TRACE(c.target);
+    HttpResponse refused = get(c.target, bearer(key.key));
+    EXPECT_EQ(refused.status, 400);
+    ErrorBody error = error_of(refused);
+    EXPECT_EQ(error.type, "invalid_request_error");
+    EXPECT_EQ(error.code, c.code);
+    EXPECT_EQ(error.param, c.param);
+    expect_rate_headers(refused);
+  }
+  EXPECT_EQ(get("/v1/store?", bearer(key.key)).status, 200);
+  // Authentication first.
+  expect_error(get("/v1/store?x=1"), 401, "authentication_error", "missing_api_key");
 }
 
 }  // namespace

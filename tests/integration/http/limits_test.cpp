@@ -1,12 +1,14 @@
-// Size and connection limits: 431, 413 (by Content-Length and by chunks), the connection
-// cap (503), many concurrent connections, a client that never reads, and running out of
-// file descriptors.
+// Size and connection limits: 431, 413 (by Content-Length and by chunks; both before
+// authentication), the connection cap (503), many concurrent connections, a client that
+// never reads, and running out of file descriptors.
 #include <gtest/gtest.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 
 #include <cerrno>
 #include <cstring>
+#include <string>
+#include <string_view>
 #include <thread>
 #include <vector>
 
@@ -23,9 +25,10 @@ using namespace std::chrono_literals;
 constexpr std::size_t kHeaderLimit = 16 * 1024;
 constexpr std::size_t kBodyLimit = 64 * 1024;
 
-// GET /healthz whose request line and headers (blank line included) are `size` bytes.
-std::string healthz_with_header_block_of(std::size_t size) {
-  std::string head = "GET /healthz HTTP/1.1\r\nHost: a\r\nX-Pad: ";
+// A request (GET /healthz unless `request_line` says otherwise) whose request line and
+// headers (blank line included) are `size` bytes.
+std::string with_header_block_of(std::size_t size, std::string_view request_line = "GET /healthz HTTP/1.1") {
+  std::string head = std::string(request_line) + "\r\nHost: a\r\nX-Pad: ";
   return head + std::string(size - head.size() - 4, 'p') + "\r\n\r\n";
 }
 
@@ -40,12 +43,16 @@ std::string chunked(std::size_t n) {
   return out + "0\r\n\r\n";
 }
 
-// The server refused with `status` and closed, and still serves others.
-void expect_refused_and_closed(ServerProcess& server, HttpClient& client, int status) {
+// The server refused with `status` (and the error `code`, when given) and closed, and
+// still serves others.
+void expect_refused_and_closed(ServerProcess& server, HttpClient& client, int status, std::string_view code = {}) {
   std::optional<HttpResponse> res = client.read_response();
   ASSERT_TRUE(res) << "closed without a response";
   EXPECT_EQ(res->status, status);
   EXPECT_EQ(res->header("Content-Type"), "application/json");
+  if (!code.empty()) {
+    EXPECT_NE(res->body.find("\"code\":\"" + std::string(code) + "\""), std::string::npos) << res->body;
+  }
   EXPECT_TRUE(res->connection_close());
   EXPECT_TRUE(client.wait_closed());
   EXPECT_TRUE(serves_healthz(server.port()));
@@ -54,7 +61,7 @@ void expect_refused_and_closed(ServerProcess& server, HttpClient& client, int st
 TEST(Limits, HeadersOfExactly16KiBAreServed) {
   ServerProcess server;
   HttpClient client(server.port());
-  ASSERT_TRUE(client.send_raw(healthz_with_header_block_of(kHeaderLimit)));
+  ASSERT_TRUE(client.send_raw(with_header_block_of(kHeaderLimit)));
   std::optional<HttpResponse> res = client.read_response();
   ASSERT_TRUE(res);
   EXPECT_EQ(res->status, 200);
@@ -63,7 +70,7 @@ TEST(Limits, HeadersOfExactly16KiBAreServed) {
 TEST(Limits, OversizedHeadersGet431ThenClose) {
   ServerProcess server;
   HttpClient client(server.port());
-  client.send_raw(healthz_with_header_block_of(kHeaderLimit + 1));
+  client.send_raw(with_header_block_of(kHeaderLimit + 1));
   expect_refused_and_closed(server, client, 431);
 }
 
@@ -101,6 +108,38 @@ TEST(Limits, OversizedChunkedBodyGets413) {
   HttpClient client(server.port());
   client.send("POST", "/healthz", {{"Transfer-Encoding", "chunked"}}, chunked(kBodyLimit + 1));
   expect_refused_and_closed(server, client, 413);
+}
+
+// DESIGN: 413 and 431 are decided before authentication. Without a key, a write within
+// the limits is 401; over them, 413 / 431.
+TEST(Limits, OversizedBodyOnAWriteGets413BeforeAuthentication) {
+  ServerProcess server;
+  const std::string write = "/v1/orders/3fa85f64-5717-4562-b3fc-2c963f66afa6/fulfillment";
+  HttpClient within(server.port());
+  EXPECT_EQ(within.request("POST", write, {{"Content-Type", "application/json"}}, std::string(kBodyLimit, ' ')).status,
+            kKeylessPathStatus);
+
+  HttpClient declared(server.port());
+  ASSERT_TRUE(declared.send_raw("POST " + write + " HTTP/1.1\r\nHost: a\r\nContent-Type: application/json\r\n" +
+                                "Content-Length: " + std::to_string(kBodyLimit + 1) + "\r\n\r\n"));
+  expect_refused_and_closed(server, declared, 413, "payload_too_large");
+
+  HttpClient sent(server.port());
+  sent.send("POST", write, {{"Content-Type", "application/json"}}, std::string(kBodyLimit + 1, ' '));
+  expect_refused_and_closed(server, sent, 413, "payload_too_large");
+}
+
+TEST(Limits, OversizedHeadersOnAKeyedPathGet431BeforeAuthentication) {
+  ServerProcess server;
+  HttpClient within(server.port());
+  ASSERT_TRUE(within.send_raw(with_header_block_of(kHeaderLimit, "GET /v1/store HTTP/1.1")));
+  std::optional<HttpResponse> res = within.read_response();
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->status, kKeylessPathStatus);
+
+  HttpClient over(server.port());
+  over.send_raw(with_header_block_of(kHeaderLimit + 1, "GET /v1/store HTTP/1.1"));
+  expect_refused_and_closed(server, over, 431, "headers_too_large");
 }
 
 TEST(Limits, ConnectionOverTheCapGets503AndClose) {

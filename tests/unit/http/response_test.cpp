@@ -113,6 +113,29 @@ TEST(ResponseSerialize, EveryStatusTheServerUsesHasItsReason) {
   EXPECT_EQ(reason_phrase(413), "Content Too Large");
 }
 
+TEST(ResponseDiscard, KeepsOnlyTheHeadersAddedBeforeKeepHeaders) {
+  Response res;
+  res.add_header("RateLimit-Limit", 60);
+  res.keep_headers();
+  res.add_header("Retry-After", 1);
+  res.status = 503;
+  res.body = "{}";
+  res.close = true;
+  res.discard();
+  EXPECT_EQ(res.status, 200);
+  EXPECT_EQ(res.body, "");
+  EXPECT_FALSE(res.close);
+  EXPECT_EQ(res.extra_headers, "RateLimit-Limit: 60\r\n");
+  res.discard();  // again: still kept
+  EXPECT_EQ(res.extra_headers, "RateLimit-Limit: 60\r\n");
+  // reset() forgets them, and what is kept with them.
+  res.reset();
+  EXPECT_EQ(res.extra_headers, "");
+  res.add_header("Allow", "GET");
+  res.discard();
+  EXPECT_EQ(res.extra_headers, "");
+}
+
 TEST(RequestId, IsWellFormed) {
   std::string id(next_request_id());
   EXPECT_TRUE(std::regex_match(id, std::regex("req_[0-9a-f]{20}"))) << id;

@@ -1,0 +1,101 @@
+// A Connection whose handler throws: the 500 it answers instead keeps the headers the
+// handler kept (the rate-limit headers of an authenticated request) and drops the rest,
+// and the connection serves its next request afresh. A real Server on a core of its own,
+// with a handler of the test's, over a real socket.
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <stdexcept>
+#include <string>
+
+#include "http/server.hpp"
+#include "runtime/cores.hpp"
+#include "runtime/net.hpp"
+#include "support/http_client.hpp"
+
+namespace storeapi::http {
+namespace {
+
+using testing::HttpClient;
+using testing::HttpResponse;
+
+// /keep-then-throw: adds and keeps rate-limit headers, then adds more and throws.
+// /throw: throws having kept nothing. Anything else: 200 {}.
+class ThrowingHandler : public Handler {
+ public:
+  runtime::task<void> handle(const Request& req, Response& res) override {
+    if (req.path == "/keep-then-throw") {
+      res.add_header("RateLimit-Limit", 60);
+      res.add_header("RateLimit-Remaining", 59);
+      res.add_header("RateLimit-Reset", 1);
+      res.keep_headers();
+    }
+    if (req.path == "/keep-then-throw" || req.path == "/throw") {
+      res.add_header("Idempotent-Replayed", "true");
+      res.status = 409;
+      res.body = "{\"half\":";
+      res.close = true;
+      throw std::runtime_error("handler failed");
+    }
+    res.body = "{}";
+    co_return;
+  }
+  void reject(Rejection why, std::string_view, Response& res) override {
+    res.status = why == Rejection::internal_error ? 500 : 400;
+    res.body = "{\"error\":\"internal\"}";
+  }
+};
+
+// The server on one core of its own; drained and stopped at the end.
+class ServedByOneCore {
+ public:
+  explicit ServedByOneCore(Handler& handler) : listen_fd_(runtime::listen_tcp({"127.0.0.1", 0})) {
+    port_ = runtime::local_port(listen_fd_);
+    ServerOptions options;
+    options.access_log = false;
+    cores_ = std::make_unique<runtime::Cores>(1, [&](runtime::Reactor&) {
+      server_ = std::make_unique<Server>(listen_fd_, handler, options);
+      server_->start();
+    });
+  }
+  ~ServedByOneCore() {
+    cores_->post_all([this](runtime::Reactor& reactor) { server_->drain([&reactor] { reactor.stop(); }); });
+    cores_->join();
+  }
+  std::uint16_t port() const { return port_; }
+
+ private:
+  int listen_fd_;
+  std::uint16_t port_ = 0;
+  std::unique_ptr<Server> server_;          // destroyed after the core stopped
+  std::unique_ptr<runtime::Cores> cores_;
+};
+
+TEST(ConnectionHandlerThrows, The500KeepsTheKeptHeadersOnly) {
+  ThrowingHandler handler;
+  ServedByOneCore served(handler);
+  HttpClient client(served.port());
+
+  HttpResponse failed = client.request("GET", "/keep-then-throw");
+  EXPECT_EQ(failed.status, 500);
+  EXPECT_EQ(failed.body, "{\"error\":\"internal\"}");
+  EXPECT_EQ(failed.header("RateLimit-Limit"), "60");
+  EXPECT_EQ(failed.header("RateLimit-Remaining"), "59");
+  EXPECT_EQ(failed.header("RateLimit-Reset"), "1");
+  EXPECT_FALSE(failed.header("Idempotent-Replayed"));  // added after keep_headers()
+  EXPECT_FALSE(failed.connection_close());             // the handler's close went too
+
+  // The same connection: the next answers start from nothing, kept headers included.
+  HttpResponse bare = client.request("GET", "/throw");
+  EXPECT_EQ(bare.status, 500);
+  EXPECT_FALSE(bare.header("RateLimit-Limit"));
+  EXPECT_FALSE(bare.header("Idempotent-Replayed"));
+
+  HttpResponse fine = client.request("GET", "/fine");
+  EXPECT_EQ(fine.status, 200);
+  EXPECT_EQ(fine.body, "{}");
+  EXPECT_FALSE(fine.header("RateLimit-Limit"));
+}
+
+}  // namespace
+}  // namespace storeapi::http
