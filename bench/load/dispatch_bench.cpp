@@ -1,8 +1,9 @@
 // storeapi-dispatch load benchmark: a local receiver (tests/support/webhook_receiver),
 // the real build/storeapi-dispatch, and two measurements (bench/load/dispatch.sh runs it):
 //   1. throughput: N events committed at once, time until the receiver has them all;
-//   2. lag: events committed one per transaction at a steady rate (each write's commit
-//      sends the NOTIFY that wakes the dispatcher), commit-to-arrival lag per event.
+//   2. lag: events committed one per transaction at a steady rate, each followed by the
+//      NOTIFY that wakes the dispatcher (as the server sends it after a write), commit-to-
+//      arrival lag per event.
 // Prints a Markdown table. Needs STOREAPI_DATABASE_URL (a migrated, disposable database)
 // and STOREAPI_BUILD_DIR.
 #include "admin/database.hpp"
@@ -44,6 +45,13 @@ long flag(int argc, char** argv, const std::string& name, long fallback) {
 std::int64_t now_micros() {
   return std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::system_clock::now().time_since_epoch())
       .count();
+}
+
+// What the server does after a write committed outbox rows (src/api/dispatcher_wake.hpp):
+// the NOTIFY from a transaction of its own, since api.emit_event only inserts the row.
+void wake_dispatchers(pqxx::connection& conn) {
+  pqxx::nontransaction work(conn);
+  work.exec("select api.wake_dispatchers()");
 }
 
 // A realistic order as data.object (about 1.3 KB of JSON), numbered by $2.
@@ -128,6 +136,7 @@ int main(int argc, char** argv) {
     work.commit();
   }
   auto committed = Clock::now();
+  wake_dispatchers(*conn);
   if (!await_requests(receiver, static_cast<std::size_t>(o.events))) {
     std::fprintf(stderr, "dispatch-bench: only %zu of %ld events arrived\n%s", receiver.count(), o.events,
                  dispatcher.stderr_text().c_str());
@@ -148,6 +157,7 @@ int main(int argc, char** argv) {
     std::string id = work.exec_prepared1("emit", store, o.events + 1 + i, o.events + 1 + i)[0].c_str();
     work.commit();
     committed_at[id] = now_micros();
+    wake_dispatchers(*conn);
   }
   double achieved = static_cast<double>(total) / std::chrono::duration<double>(Clock::now() - start).count();
   if (!await_requests(receiver, before + static_cast<std::size_t>(total))) {
