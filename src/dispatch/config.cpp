@@ -2,7 +2,35 @@
 
 #include "common/env.hpp"
 
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <memory>
+
 namespace storeapi::dispatch {
+namespace {
+
+// A CA bundle must be a readable file holding at least one PEM certificate: a wrong path
+// stops the start instead of failing every HTTPS delivery.
+bool check_ca_file(const char* path, std::string& error) {
+  std::unique_ptr<std::FILE, int (*)(std::FILE*)> file(std::fopen(path, "rb"), &std::fclose);
+  std::string text;
+  if (file) {
+    char buf[16384];
+    while (std::size_t n = std::fread(buf, 1, sizeof buf, file.get())) text.append(buf, n);
+  }
+  if (!file || std::ferror(file.get())) {
+    error = std::string("STOREAPI_WEBHOOK_CA_FILE: cannot read '") + path + "': " + std::strerror(errno);
+    return false;
+  }
+  if (text.find("-----BEGIN CERTIFICATE-----") == std::string::npos) {
+    error = std::string("STOREAPI_WEBHOOK_CA_FILE: '") + path + "' holds no PEM certificate";
+    return false;
+  }
+  return true;
+}
+
+}  // namespace
 
 std::optional<Config> Config::from_env(std::string& error) {
   Config c;
@@ -14,6 +42,10 @@ std::optional<Config> Config::from_env(std::string& error) {
   }
   if (const char* v = env::get("STOREAPI_SMTP_URL")) c.smtp_url = v;
   if (const char* v = env::get("STOREAPI_SMTP_FROM")) c.smtp_from = v;
+  if (const char* v = env::get("STOREAPI_WEBHOOK_CA_FILE")) {
+    if (!check_ca_file(v, error)) return std::nullopt;
+    c.webhook_ca_file = v;
+  }
   if (const char* v = env::get("STOREAPI_WEBHOOK_RETRY_SCHEDULE")) {
     auto schedule = RetrySchedule::parse(v);
     if (!schedule) {

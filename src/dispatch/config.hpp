@@ -12,6 +12,9 @@ struct Config {
   std::string database_url;                          // STOREAPI_DATABASE_URL (required)
   std::optional<std::string> smtp_url;               // STOREAPI_SMTP_URL; unset = mail waits
   std::optional<std::string> smtp_from;              // STOREAPI_SMTP_FROM; default no-reply@<store host>
+  // PEM bundle of the CAs that webhook endpoints' certificates must chain to, instead of
+  // the system's (private CAs); unset = libcurl's system bundle. Verification is always on.
+  std::optional<std::string> webhook_ca_file;        // STOREAPI_WEBHOOK_CA_FILE
   RetrySchedule retry_schedule = RetrySchedule::standard();  // STOREAPI_WEBHOOK_RETRY_SCHEDULE
   std::chrono::milliseconds webhook_timeout{10'000};  // STOREAPI_WEBHOOK_TIMEOUT_MS
   std::chrono::milliseconds smtp_timeout{30'000};     // STOREAPI_SMTP_TIMEOUT_MS

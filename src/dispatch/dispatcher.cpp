@@ -107,6 +107,7 @@ void Dispatcher::start_delivery(DeliveryJob job) {
     on_delivery_finished(job, started, refused);
     return;
   }
+  post->ca_file = config_.webhook_ca_file;
   std::uint64_t tag = next_tag_++;
   transfers_.start(tag, std::move(*post));
   in_flight_.emplace(tag, InFlight{std::move(job), started});

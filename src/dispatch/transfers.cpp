@@ -74,6 +74,14 @@ void Transfers::start(std::uint64_t tag, HttpPost post) {
   curl_easy_setopt(e, CURLOPT_URL, post.url.c_str());
   curl_easy_setopt(e, CURLOPT_PROTOCOLS_STR, "http,https");
   curl_easy_setopt(e, CURLOPT_FOLLOWLOCATION, 0L);
+  // libcurl's defaults, stated: there is deliberately no way to turn verification off.
+  curl_easy_setopt(e, CURLOPT_SSL_VERIFYPEER, 1L);
+  curl_easy_setopt(e, CURLOPT_SSL_VERIFYHOST, 2L);
+  if (post.ca_file) {
+    // Instead of the system's CAs, not besides them: Debian's libcurl also has a CA path.
+    curl_easy_setopt(e, CURLOPT_CAINFO, post.ca_file->c_str());
+    curl_easy_setopt(e, CURLOPT_CAPATH, static_cast<const char*>(nullptr));
+  }
   curl_easy_setopt(e, CURLOPT_HTTPHEADER, t->headers);
   curl_easy_setopt(e, CURLOPT_POSTFIELDS, t->payload.data());
   curl_easy_setopt(e, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(t->payload.size()));

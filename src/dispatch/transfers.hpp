@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <unordered_map>
@@ -18,6 +19,7 @@ struct HttpPost {
   std::vector<std::string> headers;  // "Name: value"
   std::string body;
   std::chrono::milliseconds timeout;
+  std::optional<std::string> ca_file;  // PEM CAs to verify https servers by; unset = the system's
 };
 
 struct MailSend {
@@ -50,7 +52,8 @@ class Transfers {
   Transfers(const Transfers&) = delete;
   Transfers& operator=(const Transfers&) = delete;
 
-  // POST without following redirects, HTTP and HTTPS only.
+  // POST without following redirects, HTTP and HTTPS only; an https server's certificate
+  // and host name are always verified.
   void start(std::uint64_t tag, HttpPost post);
   void start(std::uint64_t tag, MailSend mail);
   std::size_t active() const { return transfers_.size(); }

@@ -1,14 +1,18 @@
 #include "support/webhook_receiver.hpp"
 
 #include <llhttp.h>
+#include <openssl/ssl.h>
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <pthread.h>
+#include <signal.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cctype>
+#include <memory>
 #include <stdexcept>
 #include <utility>
 
@@ -80,15 +84,37 @@ int on_message_complete(llhttp_t* p) {
   return 0;
 }
 
-bool send_all(int fd, const std::string& data) {
-  std::size_t sent = 0;
-  while (sent < data.size()) {
-    ssize_t n = ::send(fd, data.data() + sent, data.size() - sent, MSG_NOSIGNAL);
-    if (n <= 0) return false;
-    sent += static_cast<std::size_t>(n);
+// One connection's bytes: plain, or through TLS when the receiver has a certificate (the
+// handshake happens on construction).
+class Stream {
+ public:
+  Stream(int fd, SSL_CTX* tls) : fd_(fd), ssl_(tls ? SSL_new(tls) : nullptr, &SSL_free) {
+    if (tls) open_ = ssl_ && SSL_set_fd(ssl_.get(), fd) == 1 && SSL_accept(ssl_.get()) == 1;
   }
-  return true;
-}
+  bool open() const { return open_; }
+
+  // Bytes read (0 or less: closed or failed).
+  long receive(char* buf, std::size_t size) {
+    if (ssl_) return SSL_read(ssl_.get(), buf, static_cast<int>(size));
+    return ::recv(fd_, buf, size, 0);
+  }
+
+  bool send_all(const std::string& data) {
+    std::size_t sent = 0;
+    while (sent < data.size()) {
+      long n = ssl_ ? SSL_write(ssl_.get(), data.data() + sent, static_cast<int>(data.size() - sent))
+                    : ::send(fd_, data.data() + sent, data.size() - sent, MSG_NOSIGNAL);
+      if (n <= 0) return false;
+      sent += static_cast<std::size_t>(n);
+    }
+    return true;
+  }
+
+ private:
+  int fd_;
+  std::unique_ptr<SSL, decltype(&SSL_free)> ssl_;
+  bool open_ = true;
+};
 
 }  // namespace
 
@@ -97,7 +123,17 @@ std::string ReceivedRequest::header(const std::string& lower_case_name) const {
   return it == headers.end() ? "" : it->second;
 }
 
-WebhookReceiver::WebhookReceiver() : behaviour_([](const ReceivedRequest&, std::size_t) { return Reply{}; }) {
+WebhookReceiver::WebhookReceiver(const std::optional<TlsIdentity>& tls)
+    : behaviour_([](const ReceivedRequest&, std::size_t) { return Reply{}; }) {
+  if (tls) {
+    SSL_CTX* context = SSL_CTX_new(TLS_server_method());
+    tls_ = context;
+    if (!context || SSL_CTX_use_certificate_chain_file(context, tls->certificate_file.c_str()) != 1 ||
+        SSL_CTX_use_PrivateKey_file(context, tls->key_file.c_str(), SSL_FILETYPE_PEM) != 1) {
+      SSL_CTX_free(context);
+      throw std::runtime_error("cannot load the receiver's certificate " + tls->certificate_file);
+    }
+  }
   listen_fd_ = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
   port_ = bind_loopback(listen_fd_);
   if (::listen(listen_fd_, 512) != 0) throw std::runtime_error("listen failed");
@@ -115,6 +151,7 @@ WebhookReceiver::~WebhookReceiver() {
   acceptor_.join();
   for (auto& t : threads_) t.join();
   ::close(listen_fd_);
+  SSL_CTX_free(static_cast<SSL_CTX*>(tls_));
 }
 
 void WebhookReceiver::set_behaviour(Behaviour behaviour) {
@@ -123,7 +160,7 @@ void WebhookReceiver::set_behaviour(Behaviour behaviour) {
 }
 
 std::string WebhookReceiver::url(const std::string& path) const {
-  return "http://127.0.0.1:" + std::to_string(port_) + path;
+  return (tls_ ? "https" : "http") + ("://127.0.0.1:" + std::to_string(port_)) + path;
 }
 
 std::vector<ReceivedRequest> WebhookReceiver::requests() const {
@@ -169,6 +206,13 @@ void WebhookReceiver::sleep_unless_stopping(std::chrono::milliseconds delay) {
 }
 
 void WebhookReceiver::serve(int fd) {
+  // SSL_write writes with write(), not send(MSG_NOSIGNAL): a client gone mid-answer must
+  // not end the test with SIGPIPE. Blocked in this thread, the write fails with EPIPE.
+  sigset_t pipe;
+  sigemptyset(&pipe);
+  sigaddset(&pipe, SIGPIPE);
+  pthread_sigmask(SIG_BLOCK, &pipe, nullptr);
+  Stream stream(fd, static_cast<SSL_CTX*>(tls_));
   llhttp_settings_t settings;
   llhttp_settings_init(&settings);
   settings.on_url = on_url;
@@ -181,9 +225,9 @@ void WebhookReceiver::serve(int fd) {
   ParseState parse;
   parser.data = &parse;
   char buf[16384];
-  bool open = true;
+  bool open = stream.open();
   while (open) {
-    ssize_t n = ::recv(fd, buf, sizeof buf, 0);
+    long n = stream.receive(buf, sizeof buf);
     if (n <= 0 || llhttp_execute(&parser, buf, static_cast<std::size_t>(n)) != HPE_OK) break;
     for (auto& request : std::exchange(parse.done, {})) {
       Reply reply = decide(request);
@@ -192,7 +236,7 @@ void WebhookReceiver::serve(int fd) {
                              std::to_string(reply.body.size()) + "\r\nContent-Type: text/plain\r\n";
       for (const auto& [name, value] : reply.headers) response += name + ": " + value + "\r\n";
       response += "\r\n" + reply.body;
-      if (!send_all(fd, response)) open = false;
+      if (!stream.send_all(response)) open = false;
     }
   }
   std::lock_guard lock(mutex_);

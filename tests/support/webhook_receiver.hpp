@@ -1,6 +1,8 @@
 #pragma once
 // An HTTP receiver on 127.0.0.1 (a port of its own), for dispatcher tests and the
 // benchmark: records every request and answers as its behaviour says (status, delay).
+// Given a certificate and key (support/test_certificates.hpp) it speaks HTTPS (OpenSSL);
+// a client that refuses the certificate never gets as far as a recorded request.
 //
 //   WebhookReceiver receiver;                                  // 200 "ok" to everything
 //   receiver.set_behaviour([](const ReceivedRequest&, std::size_t n) {
@@ -10,12 +12,15 @@
 //   receiver.wait_for_count(3, std::chrono::seconds(30));
 //
 // One thread per connection (curl keeps few connections alive); requests parsed by llhttp.
+#include "support/test_certificates.hpp"
+
 #include <chrono>
 #include <condition_variable>
 #include <cstddef>
 #include <functional>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -44,7 +49,7 @@ using Behaviour = std::function<Reply(const ReceivedRequest& request, std::size_
 
 class WebhookReceiver {
  public:
-  WebhookReceiver();
+  explicit WebhookReceiver(const std::optional<TlsIdentity>& tls = std::nullopt);
   ~WebhookReceiver();
   WebhookReceiver(const WebhookReceiver&) = delete;
   WebhookReceiver& operator=(const WebhookReceiver&) = delete;
@@ -66,6 +71,7 @@ class WebhookReceiver {
   Reply decide(const ReceivedRequest& request);
   void sleep_unless_stopping(std::chrono::milliseconds delay);
 
+  void* tls_ = nullptr;  // SSL_CTX* when speaking HTTPS, kept out of this header
   int listen_fd_ = -1;
   int port_ = 0;
   mutable std::mutex mutex_;

@@ -1,0 +1,74 @@
+#include "dispatch/config.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
+#include <unistd.h>
+
+namespace storeapi::dispatch {
+namespace {
+
+// Config::from_env with STOREAPI_DATABASE_URL set and STOREAPI_WEBHOOK_CA_FILE as given
+// (nullptr: unset); both are unset again afterwards.
+class CaFile : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = std::filesystem::temp_directory_path() / ("storeapi-config-test-" + std::to_string(::getpid()));
+    std::filesystem::create_directories(dir_);
+    setenv("STOREAPI_DATABASE_URL", "postgresql:///storeapi", 1);
+  }
+  void TearDown() override {
+    unsetenv("STOREAPI_DATABASE_URL");
+    unsetenv("STOREAPI_WEBHOOK_CA_FILE");
+    std::filesystem::remove_all(dir_);
+  }
+
+  std::optional<Config> load(const char* ca_file) {
+    if (ca_file) setenv("STOREAPI_WEBHOOK_CA_FILE", ca_file, 1);
+    else unsetenv("STOREAPI_WEBHOOK_CA_FILE");
+    error_.clear();
+    return Config::from_env(error_);
+  }
+
+  std::string write(const std::string& name, const std::string& text) {
+    std::string path = (dir_ / name).string();
+    std::ofstream(path) << text;
+    return path;
+  }
+
+  std::filesystem::path dir_;
+  std::string error_;
+};
+
+TEST_F(CaFile, UnsetMeansTheSystemBundle) {
+  auto config = load(nullptr);
+  ASSERT_TRUE(config) << error_;
+  EXPECT_FALSE(config->webhook_ca_file);
+  config = load("");  // empty counts as unset, like every setting
+  ASSERT_TRUE(config) << error_;
+  EXPECT_FALSE(config->webhook_ca_file);
+}
+
+TEST_F(CaFile, AReadablePemBundleIsUsed) {
+  std::string path = write("ca.pem", "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n");
+  auto config = load(path.c_str());
+  ASSERT_TRUE(config) << error_;
+  EXPECT_EQ(config->webhook_ca_file, path);
+}
+
+TEST_F(CaFile, AMissingUnreadableOrEmptyFileStopsTheStart) {
+  EXPECT_FALSE(load("/nonexistent/ca.pem"));
+  EXPECT_EQ(error_, "STOREAPI_WEBHOOK_CA_FILE: cannot read '/nonexistent/ca.pem': No such file or directory");
+  EXPECT_FALSE(load(dir_.c_str()));
+  EXPECT_EQ(error_, "STOREAPI_WEBHOOK_CA_FILE: cannot read '" + dir_.string() + "': Is a directory");
+  std::string key = write("server.key", "-----BEGIN PRIVATE KEY-----\nMIG\n-----END PRIVATE KEY-----\n");
+  EXPECT_FALSE(load(key.c_str()));
+  EXPECT_EQ(error_, "STOREAPI_WEBHOOK_CA_FILE: '" + key + "' holds no PEM certificate");
+  EXPECT_EQ(error_.find('\n'), std::string::npos);
+}
+
+}  // namespace
+}  // namespace storeapi::dispatch
