@@ -3,7 +3,10 @@
 #include <gtest/gtest.h>
 
 #include <array>
+#include <atomic>
 #include <set>
+#include <thread>
+#include <vector>
 
 using namespace storeapi::crypto;
 
@@ -15,6 +18,33 @@ TEST(Crypto, Sha256MatchesKnownVector) {
 TEST(Crypto, HmacSha256MatchesRfc4231Case2) {
   auto mac = hmac_sha256("Jefe", "what do ya want for nothing?");
   EXPECT_EQ(hex(mac), "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843");
+}
+
+// Each thread reuses one HMAC context: every call must set its own key, the empty one too.
+TEST(Crypto, HmacSha256TakesEachCallsKey) {
+  EXPECT_EQ(hex(hmac_sha256(std::string(20, '\x0b'), "Hi There")),
+            "b0344c61d8db38535ca8afceaf0bf12b881dc200c9833da726e9376c2e32cff7");  // RFC 4231 case 1
+  EXPECT_EQ(hex(hmac_sha256("", "")), "b613679a0814d9ec772f95d778c35fc5ff1697c493715653c6c712144292c5ad");
+  EXPECT_EQ(hex(hmac_sha256("Jefe", "what do ya want for nothing?")),
+            "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843");
+  EXPECT_EQ(hex(hmac_sha256("", "")), "b613679a0814d9ec772f95d778c35fc5ff1697c493715653c6c712144292c5ad");
+}
+
+// Each thread hashes with a context of its own: threads agree with each other.
+TEST(Crypto, HashesAgreeAcrossThreads) {
+  const std::string expected_sha = sha256_hex("abc");
+  const std::string expected_mac = hex(hmac_sha256("Jefe", "what do ya want for nothing?"));
+  std::vector<std::thread> threads;
+  std::atomic<int> mismatches{0};
+  for (int t = 0; t < 4; ++t)
+    threads.emplace_back([&] {
+      for (int i = 0; i < 1000; ++i) {
+        if (sha256_hex("abc") != expected_sha) ++mismatches;
+        if (hex(hmac_sha256("Jefe", "what do ya want for nothing?")) != expected_mac) ++mismatches;
+      }
+    });
+  for (auto& t : threads) t.join();
+  EXPECT_EQ(mismatches, 0);
 }
 
 TEST(Crypto, Base64RoundTripsAllLengths) {
