@@ -33,6 +33,7 @@ std::string describe_retry(const std::optional<milliseconds>& retry_in) {
 
 Dispatcher::Dispatcher(Config config)
     : config_(std::move(config)),
+      transfers_(config_.webhook_ca_file),
       rng_(std::random_device{}()),
       pass_at_(Clock::now()),
       connect_at_(Clock::now()),
@@ -107,7 +108,6 @@ void Dispatcher::start_delivery(DeliveryJob job) {
     on_delivery_finished(job, started, refused);
     return;
   }
-  post->ca_file = config_.webhook_ca_file;
   std::uint64_t tag = next_tag_++;
   transfers_.start(tag, std::move(*post));
   in_flight_.emplace(tag, InFlight{std::move(job), started});

@@ -53,7 +53,8 @@ struct Transfers::Transfer {
   }
 };
 
-Transfers::Transfers() : multi_(curl_multi_init()) {
+Transfers::Transfers(std::optional<std::string> webhook_ca_file)
+    : webhook_ca_file_(std::move(webhook_ca_file)), multi_(curl_multi_init()) {
   if (!multi_) throw std::runtime_error("curl_multi_init failed");
 }
 
@@ -77,9 +78,9 @@ void Transfers::start(std::uint64_t tag, HttpPost post) {
   // libcurl's defaults, stated: there is deliberately no way to turn verification off.
   curl_easy_setopt(e, CURLOPT_SSL_VERIFYPEER, 1L);
   curl_easy_setopt(e, CURLOPT_SSL_VERIFYHOST, 2L);
-  if (post.ca_file) {
+  if (webhook_ca_file_) {
     // Instead of the system's CAs, not besides them: Debian's libcurl also has a CA path.
-    curl_easy_setopt(e, CURLOPT_CAINFO, post.ca_file->c_str());
+    curl_easy_setopt(e, CURLOPT_CAINFO, webhook_ca_file_->c_str());
     curl_easy_setopt(e, CURLOPT_CAPATH, static_cast<const char*>(nullptr));
   }
   curl_easy_setopt(e, CURLOPT_HTTPHEADER, t->headers);

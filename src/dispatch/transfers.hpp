@@ -19,7 +19,6 @@ struct HttpPost {
   std::vector<std::string> headers;  // "Name: value"
   std::string body;
   std::chrono::milliseconds timeout;
-  std::optional<std::string> ca_file;  // PEM CAs to verify https servers by; unset = the system's
 };
 
 struct MailSend {
@@ -47,7 +46,9 @@ struct WatchedFd {
 
 class Transfers {
  public:
-  Transfers();
+  // `webhook_ca_file`: the PEM CAs that https servers of POSTs are verified by, instead
+  // of the system's; unset = the system's.
+  explicit Transfers(std::optional<std::string> webhook_ca_file = std::nullopt);
   ~Transfers();
   Transfers(const Transfers&) = delete;
   Transfers& operator=(const Transfers&) = delete;
@@ -69,6 +70,7 @@ class Transfers {
   struct Transfer;
   void add(std::unique_ptr<Transfer> transfer);
 
+  std::optional<std::string> webhook_ca_file_;
   void* multi_;  // CURLM*, kept out of this header
   std::unordered_map<void*, std::unique_ptr<Transfer>> transfers_;  // by CURL*
   std::vector<TransferResult> finished_;
