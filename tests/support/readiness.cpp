@@ -1,5 +1,7 @@
 #include "support/readiness.hpp"
 
+#include <stdexcept>
+
 #include "support/http_client.hpp"
 #include "support/poll.hpp"
 
@@ -14,6 +16,17 @@ bool every_core_ready(std::uint16_t port, std::chrono::milliseconds timeout) {
         return true;
       },
       timeout);
+}
+
+std::unique_ptr<ServerProcess> start_api_server(const std::string& database_url, const std::string& secret) {
+  ProcessOptions options;
+  options.env = {{"STOREAPI_DATABASE_URL", database_url},
+                 {"STOREAPI_SECRET", secret},
+                 {"STOREAPI_ACCESS_LOG", "off"},
+                 {"STOREAPI_THREADS", "2"}};
+  auto server = std::make_unique<ServerProcess>(options);
+  if (!every_core_ready(server->port())) throw std::runtime_error("storeapi did not become ready: " + server->stderr_text());
+  return server;
 }
 
 }  // namespace storeapi::testing

@@ -38,13 +38,7 @@ ReadWorld::ReadWorld(const std::vector<std::vector<std::string>>& seeds) {
     admin_ok({"store", "set-rate-limit", "--store", store.id, "--rpm", "100000000"}, db_.url());
     stores_.push_back({store.id, db_.create_key(store.id, "read").key});
   }
-  ProcessOptions options;
-  options.env = {{"STOREAPI_DATABASE_URL", db_.url()},
-                 {"STOREAPI_SECRET", "read-tests-secret"},
-                 {"STOREAPI_ACCESS_LOG", "off"},
-                 {"STOREAPI_THREADS", "2"}};
-  server_ = std::make_unique<ServerProcess>(options);
-  if (!every_core_ready(port())) throw std::runtime_error("storeapi did not become ready: " + server_->stderr_text());
+  server_ = start_api_server(db_.url(), "read-tests-secret");
 }
 
 std::vector<std::vector<std::string>> ReadWorld::rows(const std::string& sql) {

@@ -49,15 +49,7 @@ long long SeededServer::events_of(const std::string& id, const std::string& type
                id, type);
 }
 
-void SeededServer::start_server() {
-  ProcessOptions options;
-  options.env = {{"STOREAPI_DATABASE_URL", db_.url()},
-                 {"STOREAPI_ACCESS_LOG", "off"},
-                 {"STOREAPI_THREADS", "2"},
-                 {"STOREAPI_SECRET", "seeded-server-test-secret"}};
-  server_ = std::make_unique<ServerProcess>(options);
-  if (!every_core_ready(server_->port())) throw std::runtime_error("storeapi did not become ready: " + server_->stderr_text());
-}
+void SeededServer::start_server() { server_ = start_api_server(db_.url(), "seeded-server-test-secret"); }
 
 void SeededServer::restart() {
   EXPECT_EQ(server_->terminate(), 0);
