@@ -75,14 +75,14 @@ void answer(Context& ctx, std::int64_t status, std::string_view body) {
 runtime::task<void> release(Context& ctx, std::string_view key, std::string_view token) {
   db::Unit unit;
   unit.add(kReleaseIdempotencyKey, {ctx.caller.store(), key, token});
-  co_await ctx.services.pool.run(unit);
+  co_await run_unit(ctx, unit);
 }
 
 // Runs `unit` — [take the key; Sync;] the write — and answers. With a key, the write's
 // statement runs only if the first segment left the key in progress under `token`.
 runtime::task<void> finish(Context& ctx, db::Unit& unit, const IdempotencyKey& key, std::string_view token) {
   const bool keyed = key.state == IdempotencyKey::State::valid;
-  const db::Outcome outcome = co_await ctx.services.pool.run(unit);
+  const db::Outcome outcome = co_await run_unit(ctx, unit);
   if (outcome != db::Outcome::done) {
     // Refused for overload, the unit never left; lost with its connection, the key may
     // have been taken.

@@ -14,6 +14,7 @@ struct Config {
   runtime::ListenAddress listen;                  // STOREAPI_LISTEN, default 127.0.0.1:8080
   unsigned threads = 0;                           // STOREAPI_THREADS, default: online CPUs
   bool access_log = true;                         // STOREAPI_ACCESS_LOG=on|off
+  bool stage_timing = false;                      // STOREAPI_STAGE_TIMING=on|off (GET /debug/stages)
   std::size_t max_connections = 10'000;           // STOREAPI_MAX_CONNECTIONS (whole process)
   std::chrono::milliseconds request_timeout{10'000};  // STOREAPI_REQUEST_TIMEOUT_MS
   std::chrono::milliseconds idle_timeout{60'000};     // STOREAPI_IDLE_TIMEOUT_MS

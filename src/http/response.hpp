@@ -7,6 +7,8 @@
 #include <string>
 #include <string_view>
 
+#include "common/stage_timing.hpp"
+
 namespace storeapi::http {
 
 struct Response {
@@ -15,6 +17,8 @@ struct Response {
   std::string extra_headers;     // complete "Name: value\r\n" lines
   std::size_t kept_headers = 0;  // how much of extra_headers survives discard()
   bool close = false;            // answer with Connection: close and close afterwards
+  // With stage timing on: the handler's auth and database time, kept apart from its own.
+  stage_timing::Tally tally;
 
   void add_header(std::string_view name, std::string_view value);
   void add_header(std::string_view name, std::int64_t value);
@@ -31,6 +35,7 @@ struct Response {
   }
   void reset() noexcept {
     kept_headers = 0;
+    tally = {};
     discard();
   }
 };
