@@ -2,6 +2,7 @@
 
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <sched.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -142,7 +143,12 @@ LoadResult run_load(const LoadPlan& plan, const RequestTemplate& requests, std::
     core.hard_stop = runtime::Deadline::at(core.end + plan.drain);
     core.last_answer = start;
   }
+  // runtime::Cores pins each thread to one CPU, as the server wants its cores; a load
+  // generator sharing the machine with the server is better left to the scheduler.
+  cpu_set_t allowed;
+  const bool unpin = ::sched_getaffinity(0, sizeof allowed, &allowed) == 0;
   runtime::Cores generator(threads, [&](runtime::Reactor& reactor) {
+    if (unpin) ::sched_setaffinity(0, sizeof allowed, &allowed);
     Core& core = cores[reactor.index()];
     std::vector<std::pair<unsigned, int>> connections;  // index, socket
     for (unsigned c = reactor.index(); c < plan.connections; c += threads) connections.emplace_back(c, connect_to(port));
