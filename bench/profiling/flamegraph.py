@@ -12,7 +12,7 @@ import sys
 
 WIDTH = 1200
 ROW = 16
-MIN_WIDTH = 1.0  # px: narrower boxes (and their children) are left out, keeping files small
+MIN_WIDTH = 2.0  # px: narrower boxes (and their children) are left out, keeping files small
 OFFSET = re.compile(r"\+0x[0-9a-f]+$")
 
 
