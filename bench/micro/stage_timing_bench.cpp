@@ -1,8 +1,9 @@
 // What stage timing (common/stage_timing.hpp) adds to one request: the clock reads and
 // histogram records a DB-backed request makes with STOREAPI_STAGE_TIMING on (recv,
-// parse start and end, handler start and end, auth start and end, the unit's entry and
-// answer, send start and end: 11 reads; read_wait, parse, auth, db_queue, db, render,
-// send, total: 8 records), against the same request with it off (the branches only).
+// parse start and end, handler start and end, auth start and end, the unit's entry,
+// first in line (behind another unit) and answer, send start and end: 12 reads;
+// read_wait, parse, auth, db_queue, db_pipeline, db, render, send, total: 9 records),
+// against the same request with it off (the branches only).
 #include <benchmark/benchmark.h>
 
 #include "common/stage_timing.hpp"
@@ -13,11 +14,11 @@ using stage_timing::Stage;
 namespace {
 
 void one_request() {
-  stage_timing::Clock::time_point t[11];
+  stage_timing::Clock::time_point t[12];
   for (auto& stamp : t) benchmark::DoNotOptimize(stamp = stage_timing::now_if_enabled());
-  for (Stage s : {Stage::read_wait, Stage::parse, Stage::auth, Stage::db_queue, Stage::db, Stage::render,
-                  Stage::send, Stage::total})
-    stage_timing::record(s, t[10] - t[static_cast<int>(s)]);
+  for (Stage s : {Stage::read_wait, Stage::parse, Stage::auth, Stage::db_queue, Stage::db_pipeline, Stage::db,
+                  Stage::render, Stage::send, Stage::total})
+    stage_timing::record(s, t[11] - t[static_cast<int>(s)]);
 }
 
 void BM_StageTimingPerRequest(benchmark::State& state) {

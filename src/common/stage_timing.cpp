@@ -45,6 +45,7 @@ std::string_view name(Stage stage) noexcept {
     case Stage::parse: return "parse";
     case Stage::auth: return "auth";
     case Stage::db_queue: return "db_queue";
+    case Stage::db_pipeline: return "db_pipeline";
     case Stage::db: return "db";
     case Stage::render: return "render";
     case Stage::send: return "send";

@@ -21,13 +21,14 @@ enum class Stage : std::uint8_t {
   read_wait,  // the request's bytes received until its parsing starts (pipelined requests wait)
   parse,      // the request head and body through llhttp
   auth,       // key lookup (cache or database) and rate limit
-  db_queue,   // a unit waiting in its core's pool for a database connection
-  db,         // a unit's round trip: sent to PostgreSQL until its last answer is read
+  db_queue,     // a unit waiting in its core's pool for a database connection
+  db_pipeline,  // a unit sent, waiting behind the units pipelined before it on its connection
+  db,           // a unit first in line on its connection until its last answer is read
   render,     // the handler's own work: everything but auth and its units' database time
   send,       // the answer serialized until the kernel took the last byte
   total,      // the request's bytes received until its answer was sent
 };
-inline constexpr std::size_t kStageCount = 8;
+inline constexpr std::size_t kStageCount = 9;
 std::string_view name(Stage stage) noexcept;
 
 using Clock = std::chrono::steady_clock;

@@ -79,7 +79,8 @@ runtime::task<Outcome> Pool::run(Unit& unit) {
       const auto answered = stage_timing::Clock::now();
       if (outcome == Outcome::done) {  // it was sent (else it never left the queue)
         stage_timing::record(stage_timing::Stage::db_queue, unit.sent_at - entered);
-        stage_timing::record(stage_timing::Stage::db, answered - unit.sent_at);
+        stage_timing::record(stage_timing::Stage::db_pipeline, unit.first_in_line_at - unit.sent_at);
+        stage_timing::record(stage_timing::Stage::db, answered - unit.first_in_line_at);
       }
       unit.database_time += answered - entered;
     }
