@@ -85,4 +85,4 @@ pgbench_script() {
   echo "$sql;" >"$file"
 }
 
-stop_server() { kill "$server_pid" 2>/dev/null && wait "$server_pid" 2>/dev/null || true; }
+stop_server() { [[ -z ${server_pid:-} ]] || { kill "$server_pid" 2>/dev/null && wait "$server_pid" 2>/dev/null; } || true; }
