@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The write path under load: POST /v1/products/{id}/variants/{variant_id}/stock (adjust +1,
 # a fresh Idempotency-Key per request) through storeapi with wrk, then pgbench -M prepared
-# running the same two SQL statements (stock_adjust.pgbench) at the same concurrency, on
+# running the same SQL statement (stock_adjust.pgbench) at the same concurrency, on
 # the same cluster, database and targets. Prints both rates, p99 latencies and the ratio.
 #   bench/load/stock-adjust.sh [CONNECTIONS=32] [SECONDS=30] [TARGETS=32]
 # Env: ROUNDS (default 3: wrk and pgbench alternate, medians reported), STOREAPI_THREADS,
