@@ -68,11 +68,15 @@ begin
   end if;
 end $$;
 
--- The product of a variant write as the API renders it now.
+-- The product of a variant write as the API renders it now. plpgsql, not SQL: a SQL
+-- function with a FROM is not inlined, and called from plpgsql it was parsed, planned and
+-- set up again on every call — a profile of the stock write (bench/RESULTS.md, issue 11)
+-- found a third of the backend's CPU under fmgr_sql; plpgsql keeps its plan per session.
 create or replace function api.current_product_json(p_store uuid, p_product uuid) returns text
-language sql stable as $$
-  select api.product_json(p) from products p where p.store_id = p_store and p.id = p_product
-$$;
+language plpgsql stable as $$
+begin
+  return (select api.product_json(p) from products p where p.store_id = p_store and p.id = p_product);
+end $$;
 
 ------------------------------------------------------------------------------------------
 -- The writes
