@@ -1,5 +1,7 @@
 #include "api/idempotency.hpp"
 
+#include "metrics/registry.hpp"
+
 #include <algorithm>
 #include <chrono>
 
@@ -96,6 +98,23 @@ runtime::task<void> purge_idempotency_keys(db::Pool& pool) {
       if (co_await pool.run(unit) != db::Outcome::done || !unit.result(0).ok()) break;  // next round
       if (unit.result(0).int64(0, 0) < kPurgeBatch) break;
     }
+  }
+}
+
+void count_idempotency_outcome(std::string_view outcome) {
+  static constexpr std::array<std::string_view, 5> kOutcomes{"run", "replay", "mismatch", "in_progress", "released"};
+  // Looked up once per thread (the lookup takes the registry's lock).
+  thread_local std::array<metrics::Counter*, kOutcomes.size()> counters{};
+  for (std::size_t i = 0; i < kOutcomes.size(); ++i) {
+    if (kOutcomes[i] != outcome) continue;
+    if (!counters[i])
+      counters[i] = &metrics::Registry::process()
+                         .counter("storeapi_idempotency_outcomes_total",
+                                  "Writes with an Idempotency-Key, by outcome (run, replay, mismatch, in_progress, "
+                                  "released after a 5xx).",
+                                  {"outcome"})
+                         .with({outcome});
+    counters[i]->inc();
   }
 }
 

@@ -53,6 +53,10 @@ extern const db::Statement kReleaseIdempotencyKey;
 // (limit) → how many expired keys were deleted.
 extern const db::Statement kPurgeIdempotencyKeys;
 
+// storeapi_idempotency_outcomes_total: what taking a key came to ("run", "replay",
+// "mismatch", "in_progress") and keys "released" after a 5xx.
+void count_idempotency_outcome(std::string_view outcome);
+
 // Deletes keys taken more than 24 hours ago, every few minutes, forever. Expiry itself is
 // exact without it (an expired key is free again when next taken); this keeps the table
 // small. Runs on one core.

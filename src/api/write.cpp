@@ -76,6 +76,7 @@ runtime::task<void> release(Context& ctx, std::string_view key, std::string_view
   db::Unit unit;
   unit.add(kReleaseIdempotencyKey, {ctx.caller.store(), key, token});
   co_await ctx.services.pool.run(unit);
+  count_idempotency_outcome("released");
 }
 
 // Runs `unit` — [take the key; Sync;] the write — and answers. With a key, the write's
@@ -98,6 +99,7 @@ runtime::task<void> finish(Context& ctx, db::Unit& unit, const IdempotencyKey& k
       co_return;
     }
     const std::string_view taken_as = taken.text(0, 0);
+    count_idempotency_outcome(taken_as);
     if (taken_as == "replay") {
       ctx.res.add_header("Idempotent-Replayed", "true");
       answer(ctx, taken.int64(0, 1), taken.text(0, 2));
