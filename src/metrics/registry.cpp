@@ -171,22 +171,17 @@ std::string Registry::expose() const {
       append_number(out, e.read());
       out += '\n';
     }
-    if (e.counters)
-      for (const auto& [values, c] : e.counters->series_) {
+    auto scalars = [&](const auto& series, auto value) {
+      for (const auto& [values, one] : series) {
         out += e.name;
         append_labels(out, e.labels, values);
         out += ' ';
-        append_number(out, c.value());
+        append_number(out, value(one));
         out += '\n';
       }
-    if (e.gauges)
-      for (const auto& [values, g] : e.gauges->series_) {
-        out += e.name;
-        append_labels(out, e.labels, values);
-        out += ' ';
-        append_number(out, static_cast<double>(g.value()));
-        out += '\n';
-      }
+    };
+    if (e.counters) scalars(e.counters->series_, [](const Counter& c) { return c.value(); });
+    if (e.gauges) scalars(e.gauges->series_, [](const Gauge& g) { return static_cast<double>(g.value()); });
     if (e.histograms)
       for (const auto& [values, h] : e.histograms->series_) {
         // Read each bucket once and derive count from them, so that a scrape racing an
