@@ -17,10 +17,10 @@ bench_setup
 store=$(ensure_store bench-observability 100)
 key=$(store_key "$store")
 
-ACCESS_LOG=json METRICS_LISTEN=127.0.0.1:0 start_server
-on_base=$base on_pid=$server_pid
-ACCESS_LOG=off METRICS_LISTEN=off start_server
-off_base=$base off_pid=$server_pid
+# START_FIRST=off starts the baseline first (the start order showed an effect of its own).
+start_on() { ACCESS_LOG=json METRICS_LISTEN=127.0.0.1:0 start_server; on_base=$base on_pid=$server_pid; }
+start_off() { ACCESS_LOG=off METRICS_LISTEN=off start_server; off_base=$base off_pid=$server_pid; }
+if [[ ${START_FIRST:-on} == off ]]; then start_off; start_on; else start_on; start_off; fi
 trap 'kill $on_pid $off_pid 2>/dev/null; wait 2>/dev/null; tools/dev-db stop' EXIT
 
 rps() {  # base: requests/s of GET /v1/store
