@@ -6,7 +6,6 @@
 #include <chrono>
 
 #include "common/crypto.hpp"
-#include "common/uuid.hpp"
 #include "runtime/io.hpp"
 
 namespace storeapi::api {
@@ -67,24 +66,13 @@ std::string raw_fingerprint(const http::Request& req) {
   return crypto::sha256_hex(text);
 }
 
-std::array<char, 36> new_owner_token() {
-  Uuid token;
-  crypto::random_bytes(token.bytes);
-  std::array<char, 36> text{};
-  token.write(text.data());
-  return text;
+std::optional<KeyOutcome> parse_key_outcome(std::string_view text) {
+  if (text == "run") return KeyOutcome::run;
+  if (text == "replay") return KeyOutcome::replay;
+  if (text == "mismatch") return KeyOutcome::mismatch;
+  if (text == "in_progress") return KeyOutcome::in_progress;
+  return std::nullopt;
 }
-
-const db::Statement kTakeIdempotencyKey{
-    "idempotency_take",
-    "select outcome, response_status, response_body from api.take_idempotency_key($1, $2, $3, $4)", 4};
-
-const db::Statement kStoreRejection{
-    "idempotency_store_rejection",
-    "select status, body from api.finish_write($1, $2, api.reject_request($1, $2, $3, $4, $5))", 5};
-
-const db::Statement kReleaseIdempotencyKey{
-    "idempotency_release", "select api.release_idempotency_key($1, $2, $3)", 3};
 
 const db::Statement kPurgeIdempotencyKeys{
     "idempotency_purge", "select api.purge_idempotency_keys($1)", 1};
@@ -101,21 +89,27 @@ runtime::task<void> purge_idempotency_keys(db::Pool& pool) {
   }
 }
 
-void count_idempotency_outcome(std::string_view outcome) {
-  static constexpr std::array<std::string_view, 5> kOutcomes{"run", "replay", "mismatch", "in_progress", "released"};
-  // Looked up once per thread (the lookup takes the registry's lock).
-  thread_local std::array<metrics::Counter*, kOutcomes.size()> counters{};
-  for (std::size_t i = 0; i < kOutcomes.size(); ++i) {
-    if (kOutcomes[i] != outcome) continue;
-    if (!counters[i])
-      counters[i] = &metrics::Registry::process()
-                         .counter("storeapi_idempotency_outcomes_total",
-                                  "Writes with an Idempotency-Key, by outcome (run, replay, mismatch, in_progress, "
-                                  "released after a 5xx).",
-                                  {"outcome"})
-                         .with({outcome});
-    counters[i]->inc();
-  }
+namespace {
+
+// By KeyOutcome, then "released"; looked up once per thread (the lookup takes the
+// registry's lock).
+metrics::Counter& key_outcome_counter(std::size_t index) {
+  static constexpr std::array<std::string_view, 5> kLabels{"run", "replay", "mismatch", "in_progress", "released"};
+  thread_local std::array<metrics::Counter*, kLabels.size()> counters{};
+  if (!counters[index])
+    counters[index] = &metrics::Registry::process()
+                           .counter("storeapi_idempotency_outcomes_total",
+                                    "Writes with an Idempotency-Key, by outcome (run, replay, mismatch, in_progress, "
+                                    "released: failed with a 5xx, the key left free).",
+                                    {"outcome"})
+                           .with({kLabels[index]});
+  return *counters[index];
 }
+
+}  // namespace
+
+static_assert(static_cast<int>(KeyOutcome::in_progress) == 3, "labels above follow KeyOutcome's order");
+void count_key_outcome(KeyOutcome outcome) { key_outcome_counter(static_cast<std::size_t>(outcome)).inc(); }
+void count_key_released() { key_outcome_counter(4).inc(); }
 
 }  // namespace storeapi::api
