@@ -2,6 +2,7 @@
 
 #include "common/crypto.hpp"
 #include "common/env.hpp"
+#include "metrics/listen_setting.hpp"
 
 namespace storeapi::app {
 
@@ -40,9 +41,20 @@ std::optional<Config> Config::from_env(std::string& error) {
       !read_millis("STOREAPI_IDLE_TIMEOUT_MS", c.idle_timeout, error) ||
       !read_millis("STOREAPI_SHUTDOWN_GRACE_MS", c.shutdown_grace, error) ||
       !read_millis("STOREAPI_DB_TIMEOUT_MS", c.db_timeout, error) ||
-      !read_on_off("STOREAPI_ACCESS_LOG", c.access_log, error) ||
       !read_on_off("STOREAPI_STAGE_TIMING", c.stage_timing, error))
     return std::nullopt;
+  if (const char* v = get("STOREAPI_ACCESS_LOG")) {
+    std::string_view s(v);
+    // "on" was the text format's name before JSON lines became the default.
+    if (s == "json") c.access_log = http::AccessLogFormat::json;
+    else if (s == "text" || s == "on") c.access_log = http::AccessLogFormat::text;
+    else if (s == "off") c.access_log = http::AccessLogFormat::off;
+    else {
+      error = std::string("STOREAPI_ACCESS_LOG: expected json, text or off, got '") + v + "'";
+      return std::nullopt;
+    }
+  }
+  if (!metrics::read_listen_setting("STOREAPI_METRICS_LISTEN", c.metrics_listen, error)) return std::nullopt;
   if (const char* v = get("STOREAPI_DATABASE_URL")) c.database_url = v;
   if (const char* v = get("STOREAPI_SECRET")) {
     c.secret = v;

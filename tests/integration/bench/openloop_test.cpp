@@ -40,7 +40,7 @@ class SleepingServer {
       : handler_(delay), listen_fd_(runtime::listen_tcp({"127.0.0.1", 0})) {
     port_ = runtime::local_port(listen_fd_);
     http::ServerOptions options;
-    options.access_log = false;
+    options.access_log = http::AccessLogFormat::off;
     cores_ = std::make_unique<runtime::Cores>(1, [&](runtime::Reactor&) {
       server_ = std::make_unique<http::Server>(listen_fd_, handler_, options);
       server_->start();
