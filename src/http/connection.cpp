@@ -76,9 +76,14 @@ runtime::task<void> Connection::serve() {
   Request req;
   for (;;) {
     for (;;) {
+      const auto parse_started = stage_timing::now_if_enabled();
       RequestReader::Result r = reader_.next(req);
       if (r == RequestReader::Result::need_more) break;
       if (r == RequestReader::Result::error) co_return co_await refuse(reader_.rejection());
+      if (stage_timing::enabled()) {
+        stage_timing::record(stage_timing::Stage::read_wait, parse_started - received_at_);
+        stage_timing::record_since(stage_timing::Stage::parse, parse_started);
+      }
       deadline_armed_ = false;
       bool keep_alive = co_await answer(req);
       if (!keep_alive) {
@@ -111,6 +116,7 @@ runtime::task<void> Connection::serve() {
     }
     idle_ = !mid_request;
     int n = co_await runtime::recv(fd_, space.data(), space.size());
+    received_at_ = stage_timing::now_if_enabled();
     idle_ = false;
     bool expired = disarmed_by_deadline(n);
     if (n > 0) {
@@ -159,11 +165,17 @@ runtime::task<bool> Connection::answer(Request& req) {
   ServerMetrics& metrics = server_.metrics();
   metrics.in_flight.inc();
   res_.reset();
+  const auto handler_started = stage_timing::now_if_enabled();
   try {
     co_await server_.handler().handle(req, res_);
   } catch (...) {
     res_.discard();  // the headers the handler kept (rate limit) stay on the 500
     server_.handler().reject(Rejection::internal_error, req.request_id, res_);
+  }
+  if (stage_timing::enabled()) {
+    stage_timing::record(stage_timing::Stage::render,
+                         runtime::Clock::now() - handler_started - res_.tally.auth - res_.tally.db);
+    ++unsent_answers_;
   }
   bool keep_alive = req.keep_alive && !res_.close && !server_.draining();
   ResponseFraming framing{req.request_id, req.method == Method::head, keep_alive, req.http_minor == 0};
@@ -194,6 +206,7 @@ runtime::task<void> Connection::refuse(Rejection why) {
 }
 
 runtime::task<bool> Connection::flush() {
+  const auto started = stage_timing::now_if_enabled();
   std::size_t off = 0;
   while (off < out_.size()) {
     arm(runtime::Clock::now() + server_.options().send_timeout);
@@ -201,12 +214,18 @@ runtime::task<bool> Connection::flush() {
     if (disarmed_by_deadline(n)) server_.metrics().deadline_closed.inc();
     if (n <= 0) {
       out_.clear();
+      unsent_answers_ = 0;
       co_return false;
     }
     off += static_cast<std::size_t>(n);
     server_.metrics().sent_bytes.inc(static_cast<std::size_t>(n));
   }
   out_.clear();
+  if (stage_timing::enabled()) {
+    const auto sent = runtime::Clock::now();
+    stage_timing::record(stage_timing::Stage::send, sent - started);
+    for (; unsent_answers_ > 0; --unsent_answers_) stage_timing::record(stage_timing::Stage::total, sent - received_at_);
+  }
   co_return true;
 }
 
