@@ -44,6 +44,7 @@ runtime::task<void> Connection::serve() {
       if (r == RequestReader::Result::error) co_return co_await refuse(reader_.rejection());
       deadline_armed_ = false;
       bool keep_alive = co_await answer(req);
+      answered_any_ = true;
       if (!keep_alive) {
         co_await flush();
         co_return;
@@ -53,7 +54,7 @@ runtime::task<void> Connection::serve() {
     if (!out_.empty() && !co_await flush()) co_return;
 
     bool mid_request = reader_.mid_request();
-    if (server_.draining() && !mid_request) co_return;
+    if (server_.draining() && !mid_request && answered_any_) co_return;
     if (reader_.take_continue_request()) {
       out_.append("HTTP/1.1 100 Continue\r\n\r\n");
       if (!co_await flush()) co_return;
@@ -72,7 +73,7 @@ runtime::task<void> Connection::serve() {
       }
       arm(request_deadline_);
     }
-    idle_ = !mid_request;
+    idle_ = !mid_request && answered_any_;
     int n = co_await runtime::recv(fd_, space.data(), space.size());
     idle_ = false;
     bool expired = disarmed_by_deadline(n);

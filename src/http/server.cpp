@@ -38,7 +38,9 @@ runtime::task<void> Server::sweep_deadlines() {
 }
 
 void Server::on_accept(int fd) {
-  if (count_ >= options_.max_connections || draining_) return refuse(fd);
+  // While draining, only connections that were already queued when the listener closed
+  // arrive here: their clients connected before it did, so they are served.
+  if (count_ >= options_.max_connections) return refuse(fd);
   runtime::spawn(serve_connection(*this, fd));
 }
 

@@ -1,6 +1,7 @@
 #include "runtime/net.hpp"
 
 #include <arpa/inet.h>
+#include <fcntl.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <sys/socket.h>
@@ -33,7 +34,7 @@ bool ListenAddress::parse(const std::string& text, ListenAddress& out) {
   return true;
 }
 
-int listen_tcp(const ListenAddress& address, int backlog) {
+int bind_tcp(const ListenAddress& address) {
   sockaddr_storage storage{};
   socklen_t len = 0;
   int family = AF_INET;
@@ -64,9 +65,20 @@ int listen_tcp(const ListenAddress& address, int backlog) {
     ::close(fd);
     throw std::system_error(e, std::generic_category(), "bind " + address.host + ":" + std::to_string(address.port));
   }
-  if (::listen(fd, backlog) < 0) {
+  return fd;
+}
+
+void start_listening(int fd, int backlog) {
+  if (::listen(fd, backlog) < 0) throw_errno("listen");
+}
+
+int listen_tcp(const ListenAddress& address, int backlog) {
+  int fd = bind_tcp(address);
+  try {
+    start_listening(fd, backlog);
+  } catch (...) {
     ::close(fd);
-    throw_errno("listen");
+    throw;
   }
   return fd;
 }
@@ -105,21 +117,27 @@ void Acceptor::arm_after_pause() {
 }
 
 void Acceptor::close_listener() {
-  if (listen_fd_ >= 0) ::close(listen_fd_);
+  if (listen_fd_ < 0) return;
+  // Closing a listener resets the connections in its queue. Take them first, so that a
+  // client that connected before the close is served (another process may be listening
+  // on the same port, SO_REUSEPORT, to take over: its share of new ones goes there).
+  ::fcntl(listen_fd_, F_SETFL, ::fcntl(listen_fd_, F_GETFL) | O_NONBLOCK);
+  for (int fd; (fd = ::accept4(listen_fd_, nullptr, nullptr, SOCK_CLOEXEC)) >= 0;) take(fd);
+  ::close(listen_fd_);
   listen_fd_ = -1;
+}
+
+void Acceptor::take(int fd) {
+  int one = 1;
+  ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+  on_accept_(fd);
 }
 
 void Acceptor::on_complete_cb(Completion* self, int res, unsigned flags) {
   auto* a = static_cast<Acceptor*>(self);
   bool transient = res == -ECANCELED || res == -EAGAIN || res == -EINTR || res == -ECONNABORTED;
   if (res >= 0) {
-    if (a->stopping_) {
-      ::close(res);  // raced with stop(): nobody will serve it
-    } else {
-      int one = 1;
-      ::setsockopt(res, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-      a->on_accept_(res);
-    }
+    a->take(res);  // also when it raced with stop(): its client connected before the close
   } else if (!transient) {
     // EMFILE/ENFILE and friends: keep serving the connections we have and try again
     // after a pause (re-arming at once would spin while the backlog stays non-empty).

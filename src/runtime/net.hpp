@@ -19,6 +19,12 @@ struct ListenAddress {
 // and the kernel spreads connections across them. Throws std::system_error on failure.
 int listen_tcp(const ListenAddress& address, int backlog = 4096);
 
+// listen_tcp in two steps. A socket that is bound but not yet listening holds the port
+// (port 0 resolves at bind) and joins the SO_REUSEPORT group only at start_listening, so
+// the kernel hands it no connection before its core is ready to serve one.
+int bind_tcp(const ListenAddress& address);
+void start_listening(int fd, int backlog = 4096);
+
 // The port a bound socket listens on (resolves port 0).
 std::uint16_t local_port(int fd);
 
@@ -29,8 +35,8 @@ class Acceptor : Completion {
  public:
   Acceptor(int listen_fd, std::function<void(int fd)> on_accept);
   void start();
-  // Stops accepting: cancels the multishot; the listening socket is closed once the
-  // cancellation has completed.
+  // Stops accepting: cancels the multishot; once the cancellation has completed, the
+  // connections still queued are taken and the listening socket is closed.
   void stop();
 
  private:
@@ -42,6 +48,7 @@ class Acceptor : Completion {
   void arm();
   void arm_after_pause();
   void close_listener();
+  void take(int fd);
 
   int listen_fd_;
   RetryCompletion retry_{{&Acceptor::on_retry}, this};
