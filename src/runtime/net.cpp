@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <cstring>
 #include <system_error>
+#include <utility>
 
 namespace storeapi::runtime {
 namespace {
@@ -94,7 +95,10 @@ std::uint16_t local_port(int fd) {
 Acceptor::Acceptor(int listen_fd, std::function<void(int)> on_accept)
     : Completion{&Acceptor::on_complete_cb}, listen_fd_(listen_fd), on_accept_(std::move(on_accept)) {}
 
-void Acceptor::start() { arm(); }
+void Acceptor::start() {
+  started_ = true;
+  arm();
+}
 
 void Acceptor::arm() {
   io_uring_sqe* sqe = Reactor::current().get_sqe();
@@ -102,9 +106,11 @@ void Acceptor::arm() {
   io_uring_sqe_set_data(sqe, static_cast<Completion*>(this));
 }
 
-void Acceptor::stop() {
+void Acceptor::stop(std::function<void()> on_closed) {
   if (stopping_) return;
   stopping_ = true;
+  on_closed_ = std::move(on_closed);
+  if (!started_) return close_listener();
   io_uring_sqe* sqe = Reactor::current().get_sqe();
   io_uring_prep_cancel_fd(sqe, listen_fd_, IORING_ASYNC_CANCEL_ALL);
   io_uring_sqe_set_data64(sqe, 0);
@@ -125,6 +131,7 @@ void Acceptor::close_listener() {
   for (int fd; (fd = ::accept4(listen_fd_, nullptr, nullptr, SOCK_CLOEXEC)) >= 0;) take(fd);
   ::close(listen_fd_);
   listen_fd_ = -1;
+  if (on_closed_) std::exchange(on_closed_, nullptr)();
 }
 
 void Acceptor::take(int fd) {

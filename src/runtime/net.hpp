@@ -36,8 +36,9 @@ class Acceptor : Completion {
   Acceptor(int listen_fd, std::function<void(int fd)> on_accept);
   void start();
   // Stops accepting: cancels the multishot; once the cancellation has completed, the
-  // connections still queued are taken and the listening socket is closed.
-  void stop();
+  // connections still queued are taken, the listening socket is closed and `on_closed`
+  // runs (at once if it was never started).
+  void stop(std::function<void()> on_closed = nullptr);
 
  private:
   struct RetryCompletion : Completion {
@@ -54,6 +55,8 @@ class Acceptor : Completion {
   RetryCompletion retry_{{&Acceptor::on_retry}, this};
   __kernel_timespec retry_pause_{0, 100'000'000};
   std::function<void(int)> on_accept_;
+  std::function<void()> on_closed_;
+  bool started_ = false;
   bool stopping_ = false;
 };
 

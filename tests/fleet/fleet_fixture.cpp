@@ -6,13 +6,19 @@ namespace storeapi::testing {
 
 void FleetTest::SetUp() {
   ASSERT_NO_FATAL_FAILURE(start_server(2, 2, fleet_settings()));
+  node_b_ = start_node();
+}
+
+std::unique_ptr<ServerProcess> FleetTest::start_node(std::uint16_t port) {
   ProcessOptions options;
   options.env = {{"STOREAPI_DATABASE_URL", db_.url()},
                  {"STOREAPI_THREADS", "2"},
-                 {"STOREAPI_ACCESS_LOG", "off"}};
+                 {"STOREAPI_ACCESS_LOG", "off"},
+                 {"STOREAPI_LISTEN", "127.0.0.1:" + std::to_string(port)}};
   options.env.merge(fleet_settings());
-  node_b_ = std::make_unique<ServerProcess>(options);
-  ASSERT_TRUE(every_core_ready(node_b_->port())) << node_b_->stderr_text();
+  auto node = std::make_unique<ServerProcess>(options);
+  EXPECT_TRUE(every_core_ready(node->port())) << node->stderr_text();
+  return node;
 }
 
 std::size_t occurrences(const std::string& haystack, const std::string& text) {

@@ -14,8 +14,13 @@ class FleetTest : public AuthTest {
  protected:
   void SetUp() override;
 
-  // The settings of a fleet node: this test's Redis, no STOREAPI_SECRET (the fleet's).
-  std::map<std::string, std::string> fleet_settings() const { return {{"STOREAPI_REDIS_URL", redis_.url()}}; }
+  // The settings of a fleet node: this test's Redis, no STOREAPI_SECRET (the fleet's), and
+  // a drain period longer than the load balancer's health checks take to notice (2 × 100 ms).
+  std::map<std::string, std::string> fleet_settings() const {
+    return {{"STOREAPI_REDIS_URL", redis_.url()}, {"STOREAPI_DRAIN_MS", "1000"}};
+  }
+  // Another node of the fleet (on `port`, else a free one), returned once every core is ready.
+  std::unique_ptr<ServerProcess> start_node(std::uint16_t port = 0);
   ServerProcess& node_a() { return server(); }
   ServerProcess& node_b() { return *node_b_; }
   HttpResponse get_on(ServerProcess& node, const std::string& target, const Headers& headers = {}) {
