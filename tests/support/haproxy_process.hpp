@@ -1,7 +1,7 @@
 #pragma once
 // HAProxy (Debian's) of the test's own in front of storeapi nodes: round robin, health
 // checks on GET /readyz every 100 ms (out after 2 failures, back after 2 successes), on
-// free loopback ports, with a CSV stats page to see which servers it counts as up.
+// a free loopback port, with a stats socket to see which servers it counts as up.
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -13,7 +13,7 @@ namespace storeapi::testing {
 
 class HaproxyProcess {
  public:
-  // Balances over 127.0.0.1:`ports`; returns once it serves its stats page.
+  // Balances over 127.0.0.1:`ports`; returns once it counts every one as up.
   explicit HaproxyProcess(const std::vector<std::uint16_t>& ports);
   ~HaproxyProcess();
   HaproxyProcess(const HaproxyProcess&) = delete;
@@ -26,7 +26,6 @@ class HaproxyProcess {
  private:
   std::string dir_;
   std::uint16_t port_;
-  std::uint16_t stats_port_;
   std::unique_ptr<ServerProcess> process_;
 };
 

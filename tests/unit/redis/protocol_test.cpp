@@ -12,7 +12,8 @@ namespace {
 TEST(RedisProtocol, FormatsEveryArgumentAsABulkString) {
   std::string out;
   append_command(out, {"EVALSHA", "ab", "1", std::string_view("k\r\n\0x", 5)});
-  EXPECT_EQ(out, std::string("*4\r\n$7\r\nEVALSHA\r\n$2\r\nab\r\n$1\r\n1\r\n$5\r\nk\r\n\0x\r\n", 44));
+  using namespace std::string_literals;
+  EXPECT_EQ(out, "*4\r\n$7\r\nEVALSHA\r\n$2\r\nab\r\n$1\r\n1\r\n$5\r\nk\r\n\0x\r\n"s);
   append_command(out, {"PING"});
   EXPECT_TRUE(out.ends_with("*1\r\n$4\r\nPING\r\n"));
 }
