@@ -118,6 +118,24 @@ TEST_F(Fleet, WithoutRedisEachNodeKeepsItsOwnLimitAndLogsTheOutageOnce) {
   EXPECT_EQ(occurrences(node_a().stderr_text(), "unreachable"), 1u) << node_a().stderr_text();
 }
 
+TEST_F(Fleet, AFrozenRedisDelaysRequestsOnlyUntilItsTimeoutThenTheNodeLimitsAlone) {
+  auto store = db_.create_store();
+  auto key = create_key(store.id);
+  redis_.freeze();
+  // Answered (not hung for the client's 30 s): the overdue reply counts as an outage. The
+  // core that reports outages sees it once a request of its own waited (fresh connections
+  // land on either core).
+  EXPECT_TRUE(eventually([&] {
+    HttpResponse r = get_on(node_a(), "/v1/store", bearer(key.key));
+    EXPECT_EQ(r.status, 200);
+    expect_rate_headers(r, 300);
+    return occurrences(node_a().stderr_text(), "unreachable (no reply within") == 1;
+  })) << node_a().stderr_text();
+  redis_.thaw();
+  EXPECT_TRUE(eventually([&] { return occurrences(node_a().stderr_text(), "is back") == 1; }))
+      << node_a().stderr_text();
+}
+
 TEST_F(Fleet, AFlushedScriptIsSentAgain) {
   auto store = db_.create_store();
   admin({"store", "set-rate-limit", "--store", store.id, "--rpm", "2"});  // one per 30 s

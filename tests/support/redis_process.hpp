@@ -1,6 +1,8 @@
 #pragma once
 // A redis-server of the test's own on a free loopback port (no persistence), for the fleet
 // tests. It can be killed and started again on the same port, as an outage would.
+#include <signal.h>
+
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -18,6 +20,9 @@ class RedisProcess {
   void kill();
   // Starts it again on the same port (empty: nothing was persisted).
   void start();
+  // SIGSTOP / SIGCONT: a Redis that keeps its connections but never answers.
+  void freeze() { process_->signal(SIGSTOP); }
+  void thaw() { process_->signal(SIGCONT); }
   bool running() const noexcept { return process_ != nullptr; }
 
   std::uint16_t port() const noexcept { return port_; }
