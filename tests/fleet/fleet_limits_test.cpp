@@ -58,6 +58,33 @@ TEST_F(Fleet, RateLimitIsOneBucketWhicheverNodeAnswers) {
   EXPECT_GT(refused_on_b, 0);
 }
 
+// The same headers a single node's limiter gives (auth/rate_limiter.cpp), whichever node
+// answers: at 2 a minute one request's share is 30 s.
+TEST_F(Fleet, HeadersAreTheSingleNodeLimitersWhicheverNodeAnswers) {
+  auto store = db_.create_store();
+  admin({"store", "set-rate-limit", "--store", store.id, "--rpm", "2"});
+  auto key = create_key(store.id);
+  // A slow machine may take a few seconds between two requests: the counts go down by that.
+  auto expect_seconds = [](const HttpResponse& r, const char* header, long full) {
+    EXPECT_LE(header_number(r, header), full) << header;
+    EXPECT_GE(header_number(r, header), full - 5) << header;
+  };
+  HttpResponse first = get_on(node_a(), "/v1/store", bearer(key.key));
+  EXPECT_EQ(first.status, 200);
+  EXPECT_EQ(header_number(first, "RateLimit-Limit"), 2);
+  EXPECT_EQ(header_number(first, "RateLimit-Remaining"), 1);
+  expect_seconds(first, "RateLimit-Reset", 30);
+  HttpResponse second = get_on(node_b(), "/v1/store", bearer(key.key));
+  EXPECT_EQ(second.status, 200);
+  EXPECT_EQ(header_number(second, "RateLimit-Remaining"), 0);
+  expect_seconds(second, "RateLimit-Reset", 60);
+  HttpResponse refused = get_on(node_a(), "/v1/store", bearer(key.key));
+  expect_error(refused, 429, "rate_limit_error", "rate_limited");
+  EXPECT_EQ(header_number(refused, "RateLimit-Remaining"), 0);
+  expect_seconds(refused, "RateLimit-Reset", 60);
+  expect_seconds(refused, "Retry-After", 30);
+}
+
 TEST_F(Fleet, RevokedKeyIsRefusedByBothNodesOnTheNextRequest) {
   auto store = db_.create_store();
   auto key = create_key(store.id);
