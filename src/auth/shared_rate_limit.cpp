@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <charconv>
 #include <string>
 
 namespace storeapi::auth {
@@ -36,12 +37,17 @@ std::optional<RateDecision> decision_from_reply(const redisReply& reply, std::in
 }
 
 runtime::task<std::optional<RateDecision>> SharedRateLimit::acquire(std::string_view store_id, std::int64_t per_minute) {
-  std::string key = "storeapi:rate:";
-  key.append(store_id);
-  const std::string limit = std::to_string(per_minute);
+  // Built in the frame, not on the heap: this runs once per request.
+  constexpr std::string_view kPrefix = "storeapi:rate:";
+  std::array<char, kPrefix.size() + 36> key;
+  const auto key_end = std::copy(store_id.begin(), store_id.begin() + std::min<std::size_t>(store_id.size(), 36),
+                                 std::copy(kPrefix.begin(), kPrefix.end(), key.begin()));
+  char limit[24];
+  const auto limit_end = std::to_chars(limit, limit + sizeof limit, per_minute).ptr;
   // std::array, not braced lists: g++ 12 miscompiles an initializer_list's array held
   // across a co_await ("array used as initializer").
-  const std::array<std::string_view, 1> keys{key}, args{limit};
+  const std::array<std::string_view, 1> keys{std::string_view(key.data(), key_end - key.begin())},
+      args{std::string_view(limit, limit_end - limit)};
   redis::Reply reply = co_await redis_.eval(keys, args);
   if (!reply) co_return std::nullopt;
   co_return decision_from_reply(*reply, per_minute);

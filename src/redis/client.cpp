@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <array>
 #include <cerrno>
+#include <charconv>
 #include <cstdio>
 #include <cstring>
 #include <vector>
@@ -32,8 +33,9 @@ Client::~Client() {
 void Client::start() { runtime::spawn(drive()); }
 
 runtime::task<Reply> Client::eval(std::span<const std::string_view> keys, std::span<const std::string_view> args) {
-  const std::string key_count = std::to_string(keys.size());
-  std::vector<std::string_view> command{"EVALSHA", script_digest_, key_count};
+  char key_count[8];
+  const auto count_end = std::to_chars(key_count, key_count + sizeof key_count, keys.size()).ptr;
+  std::vector<std::string_view> command{"EVALSHA", script_digest_, std::string_view(key_count, count_end - key_count)};
   command.insert(command.end(), keys.begin(), keys.end());
   command.insert(command.end(), args.begin(), args.end());
   Reply reply = co_await roundtrip(command);

@@ -1,21 +1,33 @@
 #include "redis/protocol.hpp"
 
+#include <array>
 #include <new>
 #include <vector>
 
 namespace storeapi::redis {
 
 void append_command(std::string& out, std::span<const std::string_view> args) {
-  std::vector<const char*> argv;
-  std::vector<std::size_t> lengths;
-  argv.reserve(args.size());
-  lengths.reserve(args.size());
-  for (std::string_view a : args) {
-    argv.push_back(a.data());
-    lengths.push_back(a.size());
+  // On the request path (a script call per request): the usual few arguments need no
+  // allocation of their own.
+  constexpr std::size_t kOnStack = 8;
+  std::array<const char*, kOnStack> argv_on_stack;
+  std::array<std::size_t, kOnStack> lengths_on_stack;
+  std::vector<const char*> argv_on_heap;
+  std::vector<std::size_t> lengths_on_heap;
+  const char** argv = argv_on_stack.data();
+  std::size_t* lengths = lengths_on_stack.data();
+  if (args.size() > kOnStack) {
+    argv_on_heap.resize(args.size());
+    lengths_on_heap.resize(args.size());
+    argv = argv_on_heap.data();
+    lengths = lengths_on_heap.data();
+  }
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    argv[i] = args[i].data();
+    lengths[i] = args[i].size();
   }
   char* command = nullptr;
-  int length = redisFormatCommandArgv(&command, static_cast<int>(argv.size()), argv.data(), lengths.data());
+  int length = redisFormatCommandArgv(&command, static_cast<int>(args.size()), argv, lengths);
   if (length < 0) throw std::bad_alloc();
   out.append(command, static_cast<std::size_t>(length));
   redisFreeCommand(command);
