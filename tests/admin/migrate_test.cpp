@@ -135,7 +135,9 @@ TEST(Migrate, MovesADatabaseOfTheEarlierSchemaForwardWithoutLoss) {
     std::string digest;
     std::istringstream lines(old.fingerprint());
     for (std::string line; std::getline(lines, line);)
-      if (line.rfind("schema_", 0) != 0) digest += line + "\n";
+      // Not data: the migrations' own records, and the fleet's cursor secret (a new table
+      // the forward migration creates with its one row).
+      if (line.rfind("schema_", 0) != 0 && line.rfind("cursor_secret:", 0) != 0) digest += line + "\n";
     for (const char* rendered : {"select md5(string_agg(api.order_json(t), '|' order by id)) from orders t",
                                  "select md5(string_agg(api.product_json(t), '|' order by id)) from products t",
                                  "select md5(string_agg(api.customer_json(t), '|' order by id)) from customers t",
