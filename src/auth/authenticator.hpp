@@ -60,8 +60,7 @@ class Authenticator {
  public:
   // With `shared` (fleet mode) the rate limit is the fleet's, kept in Redis; the node's
   // own buckets serve only while Redis cannot answer.
-  Authenticator(db::Pool& pool, KeyCache& cache, RateLimiter& limiter, SharedRateLimit* shared = nullptr)
-      : pool_(pool), cache_(cache), limiter_(limiter), shared_(shared) {}
+  Authenticator(db::Pool& pool, KeyCache& cache, RateLimiter& limiter, SharedRateLimit* shared = nullptr);
 
   runtime::task<AuthResult> authenticate(const http::Request& req);
 
@@ -75,6 +74,10 @@ class Authenticator {
   KeyCache& cache_;
   RateLimiter& limiter_;
   SharedRateLimit* shared_;
+  // storeapi_key_cache_lookups_total by result.
+  metrics::Counter& cache_hits_;
+  metrics::Counter& cache_misses_;
+  metrics::Counter& cache_known_unknown_;
 };
 
 }  // namespace storeapi::auth

@@ -17,6 +17,7 @@
 #include "common/time.hpp"
 #include "common/uuid.hpp"
 #include "http/scopes.hpp"
+#include "metrics/series.hpp"
 
 namespace storeapi::auth {
 
@@ -32,6 +33,7 @@ struct KeyRecord {
   // that still use it when the entry is invalidated.
   std::shared_ptr<const std::string> store_body;
   std::shared_ptr<RateBucket> bucket;
+  metrics::Counter* rate_limited = nullptr;  // storeapi_rate_limited_requests_total of the store's plan
 };
 
 struct KeyCacheOptions {
@@ -46,7 +48,7 @@ class KeyCache {
   using Clock = std::chrono::steady_clock;
   using Hash = crypto::Sha256;
 
-  explicit KeyCache(KeyCacheOptions options = {}) : options_(options) {}
+  explicit KeyCache(KeyCacheOptions options = {});
 
   // The cached record, or nullptr (also when it outlived the TTL).
   const KeyRecord* find(const Hash& hash, Clock::time_point now);
@@ -80,6 +82,7 @@ class KeyCache {
   std::unordered_map<Hash, Entry, HashOfHash> entries_;
   std::unordered_map<Hash, Clock::time_point, HashOfHash> unknown_;
   std::uint64_t generation_ = 0;
+  metrics::Counter& invalidations_;
 };
 
 }  // namespace storeapi::auth

@@ -38,6 +38,7 @@ runtime::task<void> Server::sweep_deadlines() {
 }
 
 void Server::on_accept(int fd) {
+  metrics_.accepted.inc();
   // While draining, only connections that were already queued when the listener closed
   // arrive here: their clients connected before it did, so they are served.
   if (count_ >= options_.max_connections) return refuse(fd);
@@ -46,6 +47,7 @@ void Server::on_accept(int fd) {
 
 void Server::refuse(int fd) {
   // Past the connection limit: one best-effort 503 without waiting, then close.
+  metrics_.refused.inc();
   Response res;
   std::string out;
   std::string_view id = next_request_id();

@@ -35,7 +35,7 @@ bool ListenAddress::parse(const std::string& text, ListenAddress& out) {
   return true;
 }
 
-int bind_tcp(const ListenAddress& address) {
+int bind_tcp(const ListenAddress& address, bool share_port) {
   sockaddr_storage storage{};
   socklen_t len = 0;
   int family = AF_INET;
@@ -57,7 +57,7 @@ int bind_tcp(const ListenAddress& address) {
   if (fd < 0) throw_errno("socket");
   int one = 1;
   if (::setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one) < 0 ||
-      ::setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &one, sizeof one) < 0) {
+      (share_port && ::setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &one, sizeof one) < 0)) {
     ::close(fd);
     throw_errno("setsockopt");
   }
@@ -73,8 +73,8 @@ void start_listening(int fd, int backlog) {
   if (::listen(fd, backlog) < 0) throw_errno("listen");
 }
 
-int listen_tcp(const ListenAddress& address, int backlog) {
-  int fd = bind_tcp(address);
+int listen_tcp(const ListenAddress& address, int backlog, bool share_port) {
+  int fd = bind_tcp(address, share_port);
   try {
     start_listening(fd, backlog);
   } catch (...) {

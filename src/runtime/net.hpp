@@ -16,13 +16,14 @@ struct ListenAddress {
 };
 
 // A listening socket with SO_REUSEPORT, so every core can bind its own on the same port
-// and the kernel spreads connections across them. Throws std::system_error on failure.
-int listen_tcp(const ListenAddress& address, int backlog = 4096);
+// and the kernel spreads connections across them (share_port=false: without it, so that
+// binding a port another process holds fails). Throws std::system_error on failure.
+int listen_tcp(const ListenAddress& address, int backlog = 4096, bool share_port = true);
 
 // listen_tcp in two steps. A socket that is bound but not yet listening holds the port
 // (port 0 resolves at bind) and joins the SO_REUSEPORT group only at start_listening, so
 // the kernel hands it no connection before its core is ready to serve one.
-int bind_tcp(const ListenAddress& address);
+int bind_tcp(const ListenAddress& address, bool share_port = true);
 void start_listening(int fd, int backlog = 4096);
 
 // The port a bound socket listens on (resolves port 0).
