@@ -1,5 +1,6 @@
 #include "api/application.hpp"
 
+#include "api/cursor_secret.hpp"
 #include "api/endpoints.hpp"
 #include "api/idempotency.hpp"
 #include "api/statements.hpp"
@@ -18,6 +19,16 @@ db::PoolOptions pool_options(const app::Config& config) {
   o.connections = config.db_conns_per_thread;
   o.statement_timeout = config.db_timeout;
   return o;
+}
+
+std::unique_ptr<redis::Client> redis_client(const app::Config& config, bool reports_outages) {
+  if (!config.redis) return nullptr;
+  return std::make_unique<redis::Client>(redis::ClientOptions{
+      .endpoint = *config.redis,
+      .script = auth::kGcraScript,
+      .timeout = config.redis_timeout,
+      .report_outages = reports_outages,
+  });
 }
 
 std::optional<ErrorCode> auth_error(auth::AuthStatus status) {
@@ -54,14 +65,30 @@ void fail(http::Response& res, std::string_view request_id, ErrorCode code, std:
   if (code == ErrorCode::service_unavailable) res.add_header("Retry-After", std::int64_t{1});
 }
 
-Application::Application(const app::Config& config, auth::RateLimiter& limiter)
+Application::Application(const app::Config& config, auth::RateLimiter& limiter, bool reports_outages)
     : config_(config),
       pool_(pool_options(config), statements()),
-      authenticator_(pool_, keys_, limiter),
+      redis_(redis_client(config, reports_outages)),
+      shared_limit_(redis_ ? std::make_unique<auth::SharedRateLimit>(*redis_) : nullptr),
+      authenticator_(pool_, keys_, limiter, shared_limit_.get()),
       dispatcher_wake_(pool_),
-      services_{config_, pool_, body_parser_, query_, dispatcher_wake_} {}
+      cursor_secret_(config.secret),
+      services_{config_, pool_, body_parser_, query_, dispatcher_wake_, cursor_secret_} {}
 
-void Application::start() { pool_.start(); }
+void Application::start() {
+  pool_.start();
+  if (redis_) redis_->start();
+  if (cursor_secret_.empty()) runtime::spawn(load_cursor_secret(pool_, cursor_secret_));
+}
+
+bool Application::ready() const noexcept { return !draining_ && pool_.ready() && !cursor_secret_.empty(); }
+
+bool Application::settled() const noexcept {
+  // Redis is not needed to serve (the node's own limits stand in), but its first attempt
+  // is waited for, so that a node that can reach it starts with the fleet's limits.
+  const bool database_settled = ready() || (pool_.settled() && !pool_.ready());
+  return database_settled && (!redis_ || redis_->settled());
+}
 
 void Application::confirm_invalidation(std::string payload) {
   runtime::spawn(auth::confirm_invalidation(pool_, std::move(payload)));
@@ -88,7 +115,7 @@ void Application::handle_health(const http::Request& req, http::Response& res, c
     }
     return fail(res, req.request_id, ErrorCode::method_not_allowed);
   }
-  if (match.route == http::RouteId::readyz && !pool_.ready()) return fail(res, req.request_id, ErrorCode::service_unavailable);
+  if (match.route == http::RouteId::readyz && !ready()) return fail(res, req.request_id, ErrorCode::service_unavailable);
   if (match.route == http::RouteId::debug_stages) {
     // Only there when switched on (STOREAPI_STAGE_TIMING): otherwise no such route.
     if (!stage_timing::enabled()) return fail(res, req.request_id, ErrorCode::route_not_found);

@@ -1,6 +1,8 @@
 #pragma once
 // The Store Commerce API as an http::Handler, one instance per core. It runs DESIGN's
 // checks in order — authentication, plan, rate limit, route, scope — then the endpoint.
+#include <memory>
+#include <string>
 #include <string_view>
 
 #include "api/context.hpp"
@@ -11,15 +13,29 @@
 #include "db/pool.hpp"
 #include "http/handler.hpp"
 #include "json/body.hpp"
+#include "redis/client.hpp"
 
 namespace storeapi::api {
 
 class Application final : public http::Handler {
  public:
-  Application(const app::Config& config, auth::RateLimiter& limiter);
+  // `reports_outages`: this core's Redis connection says when Redis goes and comes back
+  // (one core per process, so an outage is logged once).
+  Application(const app::Config& config, auth::RateLimiter& limiter, bool reports_outages);
 
-  // On the owning core's thread, inside its reactor: connects the database pool.
+  // On the owning core's thread, inside its reactor: connects the database pool (and
+  // reads the fleet's cursor secret unless STOREAPI_SECRET gave one).
   void start();
+  // Ready to serve: the database is up and the cursor secret known; false once draining.
+  // GET /readyz answers 200 exactly then.
+  bool ready() const noexcept;
+  // Start-up has run its course: ready, or the database could not be reached on the
+  // first try (the node then serves 503 until it can, as it does during an outage). The
+  // node opens its listeners only once every core has settled.
+  bool settled() const noexcept;
+  // Shutdown's first step: GET /readyz answers 503 from now on, so that a load balancer
+  // takes the node out while it still serves everything else.
+  void begin_draining() noexcept { draining_ = true; }
   // On one core only: the periodic purge of expired idempotency keys.
   void start_idempotency_purge();
   // A NOTIFY payload from storeapi_invalidate (or "*").
@@ -37,11 +53,15 @@ class Application final : public http::Handler {
 
   const app::Config& config_;
   db::Pool pool_;
+  std::unique_ptr<redis::Client> redis_;                // fleet mode only
+  std::unique_ptr<auth::SharedRateLimit> shared_limit_;  // likewise
   auth::KeyCache keys_;
   auth::Authenticator authenticator_;
   json::BodyParser body_parser_;
   DispatcherWake dispatcher_wake_;
   http::Query query_;
+  std::string cursor_secret_;  // STOREAPI_SECRET, else the fleet's (loaded at start)
+  bool draining_ = false;
   Services services_;
 };
 

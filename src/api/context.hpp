@@ -25,6 +25,8 @@ struct Services {
   json::BodyParser& body_parser;
   http::Query& query;
   DispatcherWake& dispatcher_wake;
+  // Signs and checks list cursors; empty until read from the database (lists answer 503).
+  const std::string& cursor_secret;
 };
 
 struct Context {

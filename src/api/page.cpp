@@ -118,9 +118,14 @@ bool write_page(std::string& out, const db::Result& rows, const ListParams& para
 }  // namespace
 
 runtime::task<void> serve_list(Context& ctx, const ListSpec& spec, const ReadStatements& statements) {
+  const std::string& secret = ctx.services.cursor_secret;
+  if (secret.empty()) {  // the database has not answered since the start
+    fail_unavailable(ctx);
+    co_return;
+  }
   ListParams params;
   if (const auto error = parse_list_params(ctx.services.query, ctx.req.query, spec, ctx.caller.store_id,
-                                           ctx.services.config.secret, params)) {
+                                           secret, params)) {
     fail(ctx, error->code, error->param, error->message);
     co_return;
   }
@@ -128,7 +133,7 @@ runtime::task<void> serve_list(Context& ctx, const ListSpec& spec, const ReadSta
   add_page_statement(unit, spec, statements, params, ctx.caller.store());
   const db::Outcome outcome = co_await run_unit(ctx, unit);
   if (!database_answered(ctx, outcome, unit.result(0))) co_return;
-  if (!write_page(ctx.res.body, unit.result(0), params, ctx.services.config.secret)) {
+  if (!write_page(ctx.res.body, unit.result(0), params, secret)) {
     fail(ctx, ErrorCode::internal_error);
   }
 }

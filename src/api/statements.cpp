@@ -2,6 +2,7 @@
 
 #include <vector>
 
+#include "api/cursor_secret.hpp"
 #include "api/dispatcher_wake.hpp"
 #include "api/idempotency.hpp"
 #include "api/write_statements.hpp"
@@ -24,6 +25,7 @@ std::span<const db::Statement> statements() {
         kUpdateVariant,
         kChangeStock,
         kWakeDispatchers,
+        kCursorSecret,
     };
     for (const ReadStatements* reads : {&order_reads(), &booking_reads(), &product_reads(), &customer_reads()}) {
       list.insert(list.end(), reads->all().begin(), reads->all().end());

@@ -6,7 +6,7 @@ namespace storeapi::api {
 // It takes no query parameters.
 runtime::task<void> get_store(Context& ctx) {
   if (refuse_query_params(ctx)) co_return;
-  ctx.res.body.assign(ctx.caller.store_body);
+  ctx.res.body.assign(*ctx.caller.store_body);
   co_return;
 }
 

@@ -1,6 +1,5 @@
 #include "app/config.hpp"
 
-#include "common/crypto.hpp"
 #include "common/env.hpp"
 #include "metrics/listen_setting.hpp"
 
@@ -41,6 +40,7 @@ std::optional<Config> Config::from_env(std::string& error) {
       !read_millis("STOREAPI_IDLE_TIMEOUT_MS", c.idle_timeout, error) ||
       !read_millis("STOREAPI_SHUTDOWN_GRACE_MS", c.shutdown_grace, error) ||
       !read_millis("STOREAPI_DB_TIMEOUT_MS", c.db_timeout, error) ||
+      !read_millis("STOREAPI_REDIS_TIMEOUT_MS", c.redis_timeout, error) ||
       !read_on_off("STOREAPI_STAGE_TIMING", c.stage_timing, error))
     return std::nullopt;
   if (const char* v = get("STOREAPI_ACCESS_LOG")) {
@@ -56,13 +56,14 @@ std::optional<Config> Config::from_env(std::string& error) {
   }
   if (!metrics::read_listen_setting("STOREAPI_METRICS_LISTEN", c.metrics_listen, error)) return std::nullopt;
   if (const char* v = get("STOREAPI_DATABASE_URL")) c.database_url = v;
-  if (const char* v = get("STOREAPI_SECRET")) {
-    c.secret = v;
-  } else {
-    // Cursors signed with a generated secret stop being valid when the process restarts.
-    c.secret = crypto::random_alnum(48);
-    c.secret_generated = true;
+  if (const char* v = get("STOREAPI_SECRET")) c.secret = v;
+  if (const char* v = get("STOREAPI_REDIS_URL")) {
+    c.redis = redis::parse_endpoint(v, error);
+    if (!c.redis) return std::nullopt;
   }
+  long long drain_ms = 0;
+  if (!read_number<long long>("STOREAPI_DRAIN_MS", drain_ms, 0, 60'000, error)) return std::nullopt;
+  c.drain = std::chrono::milliseconds(drain_ms);
   return c;
 }
 

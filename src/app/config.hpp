@@ -6,6 +6,7 @@
 #include <string>
 
 #include "http/access_log.hpp"
+#include "redis/endpoint.hpp"
 #include "runtime/cores.hpp"
 #include "runtime/net.hpp"
 
@@ -27,8 +28,17 @@ struct Config {
   // STOREAPI_DB_TIMEOUT_MS: the database's statement_timeout; an answer overdue by a
   // second more counts the connection as lost (db::PoolOptions::statement_timeout).
   std::chrono::milliseconds db_timeout{10'000};
-  std::string secret;                             // STOREAPI_SECRET (generated when unset)
-  bool secret_generated = false;
+  // STOREAPI_SECRET signs list cursors; unset (empty), the fleet's secret is read from
+  // the database (sql/020_cursor_secret.sql).
+  std::string secret;
+  // STOREAPI_REDIS_URL: fleet mode, the rate limits shared through this Redis. Unset: each
+  // process keeps its own (one node).
+  std::optional<redis::Endpoint> redis;
+  std::chrono::milliseconds redis_timeout{200};   // STOREAPI_REDIS_TIMEOUT_MS
+  // STOREAPI_DRAIN_MS: on SIGTERM, how long /readyz answers 503 while everything else is
+  // still served, before the listeners close (so a load balancer's health check takes
+  // the node out first). 0: close at once.
+  std::chrono::milliseconds drain{0};
 
   // Reads the environment; on a bad value returns nullopt and sets `error` to one line.
   static std::optional<Config> from_env(std::string& error);

@@ -3,9 +3,11 @@
 // io_uring, listener (SO_REUSEPORT), connections and database connections.
 #include <atomic>
 #include <csignal>
-#include <future>
 #include <cstdio>
+#include <future>
+#include <latch>
 #include <memory>
+#include <thread>
 #include <vector>
 
 #include "api/application.hpp"
@@ -14,6 +16,7 @@
 #include "auth/rate_limiter.hpp"
 #include "common/stage_timing.hpp"
 #include "db/listener.hpp"
+#include "redis/probe.hpp"
 #include "runtime/io.hpp"
 #include "runtime/spawn.hpp"
 #include "http/server.hpp"
@@ -27,6 +30,7 @@ using namespace storeapi;
 namespace {
 
 struct CoreState {
+  int listen_fd = -1;  // bound; listening once the core has settled
   std::unique_ptr<api::Application> application;
   std::unique_ptr<http::Server> server;
 };
@@ -41,6 +45,16 @@ runtime::task<void> evict_idle_buckets(auth::RateLimiter& limiter) {
     limiter.evict_idle(std::chrono::duration_cast<std::chrono::nanoseconds>(
                            std::chrono::steady_clock::now().time_since_epoch()).count());
   }
+}
+
+// A core takes connections only once it can serve them (its database connections up and
+// the cursor secret read, or the database found unreachable): a node joining a fleet
+// never answers 503 for want of a connection it was still opening.
+runtime::task<void> listen_once_settled(CoreState& state, std::latch& listening) {
+  while (!state.application->settled()) co_await runtime::sleep_for(std::chrono::milliseconds(2));
+  runtime::start_listening(state.listen_fd);
+  state.server->start();
+  listening.count_down();
 }
 
 sigset_t shutdown_signals() {
@@ -60,6 +74,10 @@ int main() {
     std::fprintf(stderr, "storeapi: %s\n", error.c_str());
     return 2;
   }
+  if (config->redis && !redis::probe(*config->redis, std::chrono::seconds(2), error)) {
+    std::fprintf(stderr, "storeapi: STOREAPI_REDIS_URL: %s\n", error.c_str());
+    return 1;
+  }
   // Signals are taken by sigwait() on the main thread only; every core inherits the mask.
   sigset_t signals = shutdown_signals();
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
@@ -67,7 +85,7 @@ int main() {
 
   int first_listener = -1;
   try {
-    first_listener = runtime::listen_tcp(config->listen);
+    first_listener = runtime::bind_tcp(config->listen);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "storeapi: %s\n", e.what());
     return 1;
@@ -112,16 +130,15 @@ int main() {
     cores = std::make_unique<runtime::Cores>(config->threads, [&](runtime::Reactor& reactor) {
       metrics::bind_this_thread(reactor.index());
       CoreState& state = cores_state[reactor.index()];
-      int fd = reactor.index() == 0 ? first_listener : runtime::listen_tcp(bound);
-      state.application = std::make_unique<api::Application>(*config, rate_limiter);
+      state.listen_fd = reactor.index() == 0 ? first_listener : runtime::bind_tcp(bound);
+      state.application = std::make_unique<api::Application>(*config, rate_limiter, reactor.index() == 0);
       state.application->start();
       http::ServerOptions options = server_options;
       // The cap is for the whole process: cores share it out exactly (the first ones take
       // the remainder), so that the shares never add up to more than was configured.
       options.max_connections = config->max_connections / config->threads +
                                 (reactor.index() < config->max_connections % config->threads ? 1 : 0);
-      state.server = std::make_unique<http::Server>(fd, *state.application, options);
-      state.server->start();
+      state.server = std::make_unique<http::Server>(state.listen_fd, *state.application, options);
     });
   } catch (const std::exception& e) {
     std::fprintf(stderr, "storeapi: start failed: %s\n", e.what());
@@ -145,14 +162,21 @@ int main() {
     cores_state[0].application->start_idempotency_purge();
   });
 
+  std::latch listening(config->threads);
+  cores->post_all([&](runtime::Reactor& reactor) {
+    runtime::spawn(listen_once_settled(cores_state[reactor.index()], listening));
+  });
+  listening.wait();
   std::fprintf(stderr, "storeapi: listening on %s:%u with %u threads\n", bound.host.c_str(), bound.port,
                config->threads);
-  if (config->secret_generated)
-    std::fprintf(stderr, "storeapi: STOREAPI_SECRET is unset; using a generated one (cursors end with the process)\n");
 
   int sig = 0;
   sigwait(&signals, &sig);
   std::fprintf(stderr, "storeapi: %s received, draining\n", sig == SIGTERM ? "SIGTERM" : "SIGINT");
+  // Not ready any more, still serving: the load balancer's health checks see 503 and
+  // send new requests elsewhere before the listeners close.
+  cores->post_all([&](runtime::Reactor& reactor) { cores_state[reactor.index()].application->begin_draining(); });
+  std::this_thread::sleep_for(config->drain);
   cores->post_all([&](runtime::Reactor& reactor) {
     cores_state[reactor.index()].server->drain([&reactor] { reactor.stop(); });
   });

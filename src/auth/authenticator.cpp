@@ -46,10 +46,11 @@ metrics::Counter& cache_lookups(std::string_view result) {
 
 }  // namespace
 
-Authenticator::Authenticator(db::Pool& pool, KeyCache& cache, RateLimiter& limiter)
+Authenticator::Authenticator(db::Pool& pool, KeyCache& cache, RateLimiter& limiter, SharedRateLimit* shared)
     : pool_(pool),
       cache_(cache),
       limiter_(limiter),
+      shared_(shared),
       cache_hits_(cache_lookups("hit")),
       cache_misses_(cache_lookups("miss")),
       cache_known_unknown_(cache_lookups("known_unknown")) {}
@@ -77,7 +78,7 @@ runtime::task<const KeyRecord*> Authenticator::load(const crypto::Sha256& hash, 
   record.revoked = r.boolean(0, 6);
   record.plan_allows_api = r.text(0, 12) != "free";
   record.rate_per_minute = r.int64(0, 13);
-  record.store_body = render_store_body({
+  record.store_body = std::make_shared<const std::string>(render_store_body({
       .store_id = r.text(0, 1),
       .name = r.text(0, 7),
       .slug = r.text(0, 8),
@@ -90,7 +91,7 @@ runtime::task<const KeyRecord*> Authenticator::load(const crypto::Sha256& hash, 
       .key_prefix = r.text(0, 3),
       .scopes = record.scopes,
       .expires_at = record.expires_at,
-  });
+  }));
   record.bucket = limiter_.bucket(record.store_id);
   record.rate_limited = &metrics::Registry::process()
                              .counter("storeapi_rate_limited_requests_total",
@@ -130,7 +131,7 @@ runtime::task<AuthResult> Authenticator::authenticate(const http::Request& req) 
       co_return result;
     }
   }
-  // From here on nothing suspends, so `key` stays valid.
+  // `key` is valid until the next suspension: the shared rate limit copies what it needs.
   if (key->revoked) {
     result.status = AuthStatus::revoked_api_key;
   } else if (key->expires_at && *key->expires_at <= timefmt::now_micros()) {
@@ -144,10 +145,20 @@ runtime::task<AuthResult> Authenticator::authenticate(const http::Request& req) 
     key->key_id.write(result.caller.key_id_text.data());
     result.caller.scopes = key->scopes;
     result.caller.store_body = key->store_body;
-    result.caller.rate = key->bucket->acquire(monotonic_ns(), key->rate_per_minute);
+    // Process-wide, so it outlives the cache entry across the fleet limiter's suspension.
+    metrics::Counter* rate_limited = key->rate_limited;
+    if (shared_) {
+      std::shared_ptr<RateBucket> own_bucket = key->bucket;
+      const std::int64_t per_minute = key->rate_per_minute;
+      std::optional<RateDecision> fleet = co_await shared_->acquire(result.caller.store(), per_minute);
+      // Redis unreachable (docs/DECISIONS.md "Fleet"): the node's own bucket decides.
+      result.caller.rate = fleet ? *fleet : own_bucket->acquire(monotonic_ns(), per_minute);
+    } else {
+      result.caller.rate = key->bucket->acquire(monotonic_ns(), key->rate_per_minute);
+    }
     if (!result.caller.rate.allowed) {
       result.status = AuthStatus::rate_limited;
-      if (key->rate_limited) key->rate_limited->inc();
+      if (rate_limited) rate_limited->inc();
     }
   }
   co_return result;

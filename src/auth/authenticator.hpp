@@ -6,10 +6,13 @@
 // one hash-map lookup and one compare-and-swap.
 #include <array>
 #include <chrono>
+#include <memory>
+#include <string>
 #include <string_view>
 
 #include "auth/key_cache.hpp"
 #include "auth/rate_limiter.hpp"
+#include "auth/shared_rate_limit.hpp"
 #include "common/uuid.hpp"
 #include "db/pool.hpp"
 #include "db/statement.hpp"
@@ -30,8 +33,8 @@ enum class AuthStatus : std::uint8_t {
   unavailable,  // the key could not be looked up: the database is unreachable
 };
 
-// Who is calling. Copied out of the cache, so it stays valid across later awaits, except
-// `store_body`, which is valid only until the caller next suspends.
+// Who is calling. Copied out of the cache (the store body shared with it), so it stays
+// valid across later awaits.
 struct Caller {
   Uuid store_id;
   Uuid key_id;
@@ -39,7 +42,7 @@ struct Caller {
   std::array<char, 36> key_id_text{};
   http::ScopeSet scopes;
   RateDecision rate{};
-  std::string_view store_body;
+  std::shared_ptr<const std::string> store_body;
 
   std::string_view store() const noexcept { return {store_id_text.data(), store_id_text.size()}; }
   std::string_view key() const noexcept { return {key_id_text.data(), key_id_text.size()}; }
@@ -55,7 +58,9 @@ extern const db::Statement kKeyByHash;
 
 class Authenticator {
  public:
-  Authenticator(db::Pool& pool, KeyCache& cache, RateLimiter& limiter);
+  // With `shared` (fleet mode) the rate limit is the fleet's, kept in Redis; the node's
+  // own buckets serve only while Redis cannot answer.
+  Authenticator(db::Pool& pool, KeyCache& cache, RateLimiter& limiter, SharedRateLimit* shared = nullptr);
 
   runtime::task<AuthResult> authenticate(const http::Request& req);
 
@@ -68,6 +73,7 @@ class Authenticator {
   db::Pool& pool_;
   KeyCache& cache_;
   RateLimiter& limiter_;
+  SharedRateLimit* shared_;
   // storeapi_key_cache_lookups_total by result.
   metrics::Counter& cache_hits_;
   metrics::Counter& cache_misses_;

@@ -29,7 +29,9 @@ struct KeyRecord {
   bool revoked = false;
   bool plan_allows_api = false;
   std::int64_t rate_per_minute = 0;
-  std::string store_body;  // the whole GET /v1/store answer for this key, rendered once
+  // The whole GET /v1/store answer for this key, rendered once; shared with the requests
+  // that still use it when the entry is invalidated.
+  std::shared_ptr<const std::string> store_body;
   std::shared_ptr<RateBucket> bucket;
   metrics::Counter* rate_limited = nullptr;  // storeapi_rate_limited_requests_total of the store's plan
 };

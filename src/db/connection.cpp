@@ -63,7 +63,9 @@ runtime::task<void> PgConnection::drive() {
   auto backoff = pool_.options().backoff_min;
   for (;;) {
     if (!conn_) {
-      if (co_await establish()) {
+      const bool established = co_await establish();
+      attempted_ = true;
+      if (established) {
         if (logged_failure_ && id_ == 0) std::fprintf(stderr, "storeapi: database connection restored\n");
         logged_failure_ = false;
         backoff = pool_.options().backoff_min;

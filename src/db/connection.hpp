@@ -26,6 +26,8 @@ class PgConnection {
 
   void start();
   bool ready() const noexcept { return ready_ && !broken_; }
+  // Its first connection attempt has ended, either way.
+  bool attempted() const noexcept { return attempted_; }
   std::size_t inflight() const noexcept { return inflight_; }
 
   // Sends the unit's statements and its Sync (libpq flushes at each Sync); what the socket
@@ -47,6 +49,7 @@ class PgConnection {
   unsigned id_;
   PGconn* conn_ = nullptr;
   bool ready_ = false;
+  bool attempted_ = false;
   bool broken_ = false;
   bool want_write_ = false;
   bool logged_failure_ = false;

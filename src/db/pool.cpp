@@ -49,6 +49,12 @@ bool Pool::ready() const noexcept {
   return false;
 }
 
+bool Pool::settled() const noexcept {
+  for (const auto& c : connections_)
+    if (!c->attempted()) return false;
+  return true;
+}
+
 PgConnection* Pool::pick() const noexcept {
   PgConnection* best = nullptr;
   for (const auto& c : connections_)

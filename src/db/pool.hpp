@@ -53,6 +53,9 @@ class Pool {
 
   // At least one connection is up and prepared.
   bool ready() const noexcept;
+  // Every connection has made its first attempt (up, or failed and backing off): whether
+  // the pool will be ready soon is known.
+  bool settled() const noexcept;
 
   const PoolOptions& options() const noexcept { return options_; }
   std::span<const Statement> statements() const noexcept { return statements_; }

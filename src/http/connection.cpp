@@ -86,6 +86,7 @@ runtime::task<void> Connection::serve() {
       }
       deadline_armed_ = false;
       bool keep_alive = co_await answer(req);
+      answered_any_ = true;
       if (!keep_alive) {
         co_await flush();
         co_return;
@@ -95,7 +96,7 @@ runtime::task<void> Connection::serve() {
     if (!out_.empty() && !co_await flush()) co_return;
 
     bool mid_request = reader_.mid_request();
-    if (server_.draining() && !mid_request) co_return;
+    if (server_.draining() && !mid_request && answered_any_) co_return;
     if (reader_.take_continue_request()) {
       out_.append("HTTP/1.1 100 Continue\r\n\r\n");
       if (!co_await flush()) co_return;
@@ -114,7 +115,7 @@ runtime::task<void> Connection::serve() {
       }
       arm(request_deadline_);
     }
-    idle_ = !mid_request;
+    idle_ = !mid_request && answered_any_;
     int n = co_await runtime::recv(fd_, space.data(), space.size());
     received_at_ = stage_timing::now_if_enabled();
     idle_ = false;

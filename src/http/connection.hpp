@@ -32,7 +32,9 @@ class Connection {
   runtime::task<void> serve();
 
   int fd() const noexcept { return fd_; }
-  // Waiting for the first byte of a request: safe to close while draining.
+  // Waiting for the first byte of a further request: safe to close while draining. A
+  // connection still waiting for its first request is not idle: its client has just
+  // connected to send one, and it is answered even while the server drains.
   bool idle() const noexcept { return idle_; }
   // For the server's sweep: cancels the operation in flight if its deadline passed.
   void expire_if_due(runtime::Clock::time_point now);
@@ -52,6 +54,7 @@ class Connection {
   Server& server_;
   int fd_;
   bool idle_ = false;
+  bool answered_any_ = false;
   bool deadline_armed_ = false;
   bool waiting_ = false;    // a receive or send is in flight
   bool timed_out_ = false;  // the sweep cancelled it

@@ -39,7 +39,9 @@ runtime::task<void> Server::sweep_deadlines() {
 
 void Server::on_accept(int fd) {
   metrics_.accepted.inc();
-  if (count_ >= options_.max_connections || draining_) return refuse(fd);
+  // While draining, only connections that were already queued when the listener closed
+  // arrive here: their clients connected before it did, so they are served.
+  if (count_ >= options_.max_connections) return refuse(fd);
   runtime::spawn(serve_connection(*this, fd));
 }
 
@@ -58,11 +60,17 @@ void Server::refuse(int fd) {
 void Server::drain(std::function<void()> on_drained) {
   draining_ = true;
   on_drained_ = std::move(on_drained);
-  acceptor_.stop();
   for (Connection* c = head_; c; c = c->next) {
     if (c->idle()) runtime::Reactor::current().cancel_fd(c->fd());
   }
-  if (count_ == 0 && on_drained_) std::exchange(on_drained_, nullptr)();
+  acceptor_.stop([this] {
+    listener_closed_ = true;
+    finish_drain_if_done();
+  });
+}
+
+void Server::finish_drain_if_done() {
+  if (draining_ && listener_closed_ && count_ == 0 && on_drained_) std::exchange(on_drained_, nullptr)();
 }
 
 void Server::link(Connection* c) noexcept {
@@ -77,7 +85,7 @@ void Server::unlink(Connection* c) noexcept {
   else head_ = c->next;
   if (c->next) c->next->prev = c->prev;
   --count_;
-  if (draining_ && count_ == 0 && on_drained_) std::exchange(on_drained_, nullptr)();
+  finish_drain_if_done();
 }
 
 }  // namespace storeapi::http

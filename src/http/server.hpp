@@ -35,7 +35,8 @@ class Server {
 
   void start();
   // Stops accepting, closes idle connections and lets busy ones finish their current
-  // request. `on_drained` runs once the last connection is gone (at once if none).
+  // request. `on_drained` runs once the listener is closed (the connections still queued
+  // on it taken) and the last connection is gone.
   void drain(std::function<void()> on_drained);
 
   bool draining() const noexcept { return draining_; }
@@ -51,6 +52,7 @@ class Server {
   void refuse(int fd);
   void link(Connection* c) noexcept;
   void unlink(Connection* c) noexcept;
+  void finish_drain_if_done();
   // Every tick: cancels the receives and sends whose connection deadline passed.
   runtime::task<void> sweep_deadlines();
 
@@ -62,6 +64,7 @@ class Server {
   Connection* head_ = nullptr;
   std::size_t count_ = 0;
   bool draining_ = false;
+  bool listener_closed_ = false;
   std::function<void()> on_drained_;
 };
 

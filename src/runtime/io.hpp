@@ -96,6 +96,20 @@ class Send : public Operation<Send> {
   const Deadline* deadline_;
 };
 
+class Connect : public Operation<Connect> {
+ public:
+  Connect(int fd, const sockaddr* address, socklen_t length, const Deadline* deadline) noexcept
+      : fd_(fd), address_(address), length_(length), deadline_(deadline) {}
+  void prepare(io_uring_sqe* sqe) noexcept { io_uring_prep_connect(sqe, fd_, address_, length_); }
+  const Deadline* deadline() const noexcept { return deadline_; }
+
+ private:
+  int fd_;
+  const sockaddr* address_;
+  socklen_t length_;
+  const Deadline* deadline_;
+};
+
 class Write : public Operation<Write> {
  public:
   Write(int fd, const void* buf, std::size_t len) noexcept : fd_(fd), buf_(buf), len_(len) {}

@@ -1,6 +1,7 @@
 #include "runtime/net.hpp"
 
 #include <arpa/inet.h>
+#include <fcntl.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <sys/socket.h>
@@ -10,6 +11,7 @@
 #include <cstdio>
 #include <cstring>
 #include <system_error>
+#include <utility>
 
 namespace storeapi::runtime {
 namespace {
@@ -33,7 +35,7 @@ bool ListenAddress::parse(const std::string& text, ListenAddress& out) {
   return true;
 }
 
-int listen_tcp(const ListenAddress& address, int backlog, bool share_port) {
+int bind_tcp(const ListenAddress& address, bool share_port) {
   sockaddr_storage storage{};
   socklen_t len = 0;
   int family = AF_INET;
@@ -64,9 +66,20 @@ int listen_tcp(const ListenAddress& address, int backlog, bool share_port) {
     ::close(fd);
     throw std::system_error(e, std::generic_category(), "bind " + address.host + ":" + std::to_string(address.port));
   }
-  if (::listen(fd, backlog) < 0) {
+  return fd;
+}
+
+void start_listening(int fd, int backlog) {
+  if (::listen(fd, backlog) < 0) throw_errno("listen");
+}
+
+int listen_tcp(const ListenAddress& address, int backlog, bool share_port) {
+  int fd = bind_tcp(address, share_port);
+  try {
+    start_listening(fd, backlog);
+  } catch (...) {
     ::close(fd);
-    throw_errno("listen");
+    throw;
   }
   return fd;
 }
@@ -82,7 +95,10 @@ std::uint16_t local_port(int fd) {
 Acceptor::Acceptor(int listen_fd, std::function<void(int)> on_accept)
     : Completion{&Acceptor::on_complete_cb}, listen_fd_(listen_fd), on_accept_(std::move(on_accept)) {}
 
-void Acceptor::start() { arm(); }
+void Acceptor::start() {
+  started_ = true;
+  arm();
+}
 
 void Acceptor::arm() {
   io_uring_sqe* sqe = Reactor::current().get_sqe();
@@ -90,9 +106,11 @@ void Acceptor::arm() {
   io_uring_sqe_set_data(sqe, static_cast<Completion*>(this));
 }
 
-void Acceptor::stop() {
+void Acceptor::stop(std::function<void()> on_closed) {
   if (stopping_) return;
   stopping_ = true;
+  on_closed_ = std::move(on_closed);
+  if (!started_) return close_listener();
   io_uring_sqe* sqe = Reactor::current().get_sqe();
   io_uring_prep_cancel_fd(sqe, listen_fd_, IORING_ASYNC_CANCEL_ALL);
   io_uring_sqe_set_data64(sqe, 0);
@@ -105,21 +123,28 @@ void Acceptor::arm_after_pause() {
 }
 
 void Acceptor::close_listener() {
-  if (listen_fd_ >= 0) ::close(listen_fd_);
+  if (listen_fd_ < 0) return;
+  // Closing a listener resets the connections in its queue. Take them first, so that a
+  // client that connected before the close is served (another process may be listening
+  // on the same port, SO_REUSEPORT, to take over: its share of new ones goes there).
+  ::fcntl(listen_fd_, F_SETFL, ::fcntl(listen_fd_, F_GETFL) | O_NONBLOCK);
+  for (int fd; (fd = ::accept4(listen_fd_, nullptr, nullptr, SOCK_CLOEXEC)) >= 0;) take(fd);
+  ::close(listen_fd_);
   listen_fd_ = -1;
+  if (on_closed_) std::exchange(on_closed_, nullptr)();
+}
+
+void Acceptor::take(int fd) {
+  int one = 1;
+  ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+  on_accept_(fd);
 }
 
 void Acceptor::on_complete_cb(Completion* self, int res, unsigned flags) {
   auto* a = static_cast<Acceptor*>(self);
   bool transient = res == -ECANCELED || res == -EAGAIN || res == -EINTR || res == -ECONNABORTED;
   if (res >= 0) {
-    if (a->stopping_) {
-      ::close(res);  // raced with stop(): nobody will serve it
-    } else {
-      int one = 1;
-      ::setsockopt(res, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-      a->on_accept_(res);
-    }
+    a->take(res);  // also when it raced with stop(): its client connected before the close
   } else if (!transient) {
     // EMFILE/ENFILE and friends: keep serving the connections we have and try again
     // after a pause (re-arming at once would spin while the backlog stays non-empty).

@@ -20,6 +20,12 @@ struct ListenAddress {
 // binding a port another process holds fails). Throws std::system_error on failure.
 int listen_tcp(const ListenAddress& address, int backlog = 4096, bool share_port = true);
 
+// listen_tcp in two steps. A socket that is bound but not yet listening holds the port
+// (port 0 resolves at bind) and joins the SO_REUSEPORT group only at start_listening, so
+// the kernel hands it no connection before its core is ready to serve one.
+int bind_tcp(const ListenAddress& address, bool share_port = true);
+void start_listening(int fd, int backlog = 4096);
+
 // The port a bound socket listens on (resolves port 0).
 std::uint16_t local_port(int fd);
 
@@ -30,9 +36,10 @@ class Acceptor : Completion {
  public:
   Acceptor(int listen_fd, std::function<void(int fd)> on_accept);
   void start();
-  // Stops accepting: cancels the multishot; the listening socket is closed once the
-  // cancellation has completed.
-  void stop();
+  // Stops accepting: cancels the multishot; once the cancellation has completed, the
+  // connections still queued are taken, the listening socket is closed and `on_closed`
+  // runs (at once if it was never started).
+  void stop(std::function<void()> on_closed = nullptr);
 
  private:
   struct RetryCompletion : Completion {
@@ -43,11 +50,14 @@ class Acceptor : Completion {
   void arm();
   void arm_after_pause();
   void close_listener();
+  void take(int fd);
 
   int listen_fd_;
   RetryCompletion retry_{{&Acceptor::on_retry}, this};
   __kernel_timespec retry_pause_{0, 100'000'000};
   std::function<void(int)> on_accept_;
+  std::function<void()> on_closed_;
+  bool started_ = false;
   bool stopping_ = false;
 };
 

@@ -1,11 +1,10 @@
 #include "support/throwaway_cluster.hpp"
 
-#include <arpa/inet.h>
+#include "support/free_port.hpp"
+
 #include <fcntl.h>
-#include <netinet/in.h>
 #include <pwd.h>
 #include <signal.h>
-#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -26,22 +25,6 @@ std::string db_user() {
   if (as_root()) return "postgres";
   const passwd* pw = ::getpwuid(::geteuid());
   return pw ? pw->pw_name : "postgres";
-}
-
-// A loopback port nobody listens on right now.
-std::uint16_t free_port() {
-  int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t len = sizeof addr;
-  if (::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 ||
-      ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) != 0) {
-    ::close(fd);
-    throw std::runtime_error("could not pick a free port");
-  }
-  ::close(fd);
-  return ntohs(addr.sin_port);
 }
 
 // Runs a PostgreSQL program (as `postgres` when root), its output appended to `log`.

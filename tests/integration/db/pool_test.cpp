@@ -223,6 +223,27 @@ TEST(DbPool, WithNoDatabaseUnitsFailAtOnce) {
   });
 }
 
+// settled(): whether the pool will be ready soon is known once every connection made its
+// first attempt — up (ready) or refused (not ready); the server listens only then.
+TEST(DbPool, SettlesOnceEveryConnectionMadeItsFirstAttempt) {
+  std::vector<db::Statement> statements{kDouble};
+  db::PoolOptions unreachable = options(2);
+  unreachable.url = "postgresql://nobody@127.0.0.1:1/none";  // nothing listens on port 1
+  db::Pool down(unreachable, statements);
+  db::Pool up(options(2), statements);
+  run_on_reactor([&]() -> runtime::task<void> {
+    EXPECT_FALSE(up.settled());
+    EXPECT_FALSE(down.settled());
+    up.start();
+    down.start();
+    for (int i = 0; i < 500 && !(up.settled() && down.settled()); ++i) co_await runtime::sleep_for(10ms);
+    EXPECT_TRUE(up.settled());
+    EXPECT_TRUE(up.ready());
+    EXPECT_TRUE(down.settled());
+    EXPECT_FALSE(down.ready());
+  });
+}
+
 TEST(DbPool, QueueBeyondTheInFlightBoundAndRefusePastIt) {
   std::vector<db::Statement> statements{kSleep};
   db::PoolOptions o = options(1);

@@ -1,0 +1,27 @@
+#include "api/cursor_secret.hpp"
+
+#include <algorithm>
+#include <chrono>
+
+#include "runtime/io.hpp"
+
+namespace storeapi::api {
+
+const db::Statement kCursorSecret{"cursor_secret", "select secret from cursor_secret", 0};
+
+runtime::task<void> load_cursor_secret(db::Pool& pool, std::string& out) {
+  // Short first pauses: at start the pool is usually a few milliseconds from ready.
+  std::chrono::milliseconds pause{5};
+  for (;;) {
+    db::Unit unit;
+    unit.add(kCursorSecret, {});
+    if (co_await pool.run(unit) == db::Outcome::done && unit.result(0).ok() && unit.result(0).rows() == 1) {
+      out.assign(unit.result(0).text(0, 0));
+      co_return;
+    }
+    co_await runtime::sleep_for(pause);
+    pause = std::min(pause * 2, std::chrono::milliseconds(1'000));
+  }
+}
+
+}  // namespace storeapi::api

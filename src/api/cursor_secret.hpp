@@ -1,0 +1,18 @@
+#pragma once
+// The fleet's cursor-signing secret (sql/020_cursor_secret.sql): one per database, so a
+// cursor issued by any node of a fleet pages on every other. STOREAPI_SECRET overrides it.
+#include <string>
+
+#include "db/pool.hpp"
+#include "db/statement.hpp"
+#include "runtime/task.hpp"
+
+namespace storeapi::api {
+
+extern const db::Statement kCursorSecret;
+
+// Reads the secret into `out` as soon as the pool can (retrying with backoff while the
+// database is unreachable), then ends. `out` stays empty until then.
+runtime::task<void> load_cursor_secret(db::Pool& pool, std::string& out);
+
+}  // namespace storeapi::api

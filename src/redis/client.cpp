@@ -1,0 +1,236 @@
+#include "redis/client.hpp"
+
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <array>
+#include <cerrno>
+#include <charconv>
+#include <cstdio>
+#include <cstring>
+#include <vector>
+
+#include "runtime/spawn.hpp"
+
+namespace storeapi::redis {
+
+struct Client::Suspend {
+  Waiter& waiter;
+  bool await_ready() const noexcept { return false; }
+  void await_suspend(std::coroutine_handle<> h) noexcept { waiter.handle = h; }
+  void await_resume() const noexcept {}
+};
+
+Client::Client(ClientOptions options) : options_(std::move(options)) {}
+
+Client::~Client() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+void Client::start() { runtime::spawn(drive()); }
+
+runtime::task<Reply> Client::eval(std::span<const std::string_view> keys, std::span<const std::string_view> args) {
+  char key_count[8];
+  const auto count_end = std::to_chars(key_count, key_count + sizeof key_count, keys.size()).ptr;
+  std::vector<std::string_view> command{"EVALSHA", script_digest_, std::string_view(key_count, count_end - key_count)};
+  command.insert(command.end(), keys.begin(), keys.end());
+  command.insert(command.end(), args.begin(), args.end());
+  Reply reply = co_await roundtrip(command);
+  if (reply && is_error(*reply, "NOSCRIPT")) {
+    // Someone flushed the script cache: EVAL sends it whole and caches it again.
+    command[0] = "EVAL";
+    command[1] = options_.script;
+    reply = co_await roundtrip(command);
+  }
+  co_return reply;
+}
+
+runtime::task<Reply> Client::roundtrip(std::span<const std::string_view> command) {
+  if (!up_) co_return nullptr;
+  append_command(out_, command);
+  Waiter waiter;
+  waiter.sent_at = runtime::Clock::now();
+  if (tail_) tail_->next = &waiter;
+  else head_ = &waiter;
+  tail_ = &waiter;
+  if (!sending_) runtime::spawn(flush());
+  co_await Suspend{waiter};
+  co_return std::move(waiter.reply);
+}
+
+runtime::task<void> Client::flush() {
+  sending_ = true;
+  while (up_ && !out_.empty()) {
+    // Commands that arrive while this batch is being sent go out in the next one.
+    sending_buf_.swap(out_);
+    out_.clear();
+    for (std::size_t sent = 0; sent < sending_buf_.size();) {
+      const auto deadline = runtime::Deadline::after(options_.timeout);
+      int n = co_await runtime::send(fd_, sending_buf_.data() + sent, sending_buf_.size() - sent, &deadline);
+      if (n <= 0) {
+        // The reader sees the connection end and fails what is in flight.
+        ::shutdown(fd_, SHUT_RDWR);
+        sending_buf_.clear();
+        sending_ = false;
+        co_return;
+      }
+      sent += static_cast<std::size_t>(n);
+    }
+    sending_buf_.clear();
+  }
+  sending_ = false;
+}
+
+void Client::complete_head(Reply reply) {
+  Waiter* w = head_;
+  head_ = w->next;
+  if (!head_) tail_ = nullptr;
+  w->reply = std::move(reply);
+  w->handle.resume();
+}
+
+void Client::fail_pending() {
+  while (head_) complete_head(nullptr);
+}
+
+runtime::task<bool> Client::open(std::string& error) {
+  const Endpoint& e = options_.endpoint;
+  fd_ = ::socket(e.address.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd_ < 0) {
+    error = std::strerror(errno);
+    co_return false;
+  }
+  int one = 1;
+  ::setsockopt(fd_, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+  const auto deadline = runtime::Deadline::after(options_.timeout);
+  int rc = co_await runtime::Connect(fd_, reinterpret_cast<const sockaddr*>(&e.address), e.length, &deadline);
+  if (rc < 0) {
+    error = rc == -ECANCELED ? "connect timed out" : std::strerror(-rc);
+    co_return false;
+  }
+  co_return co_await handshake(error);
+}
+
+runtime::task<bool> Client::handshake(std::string& error) {
+  // SELECT (when asked) and SCRIPT LOAD, answered before any request is let through.
+  std::string hello;
+  const std::string database = std::to_string(options_.endpoint.database);
+  const bool select = options_.endpoint.database != 0;
+  if (select) append_command(hello, {"SELECT", database});
+  append_command(hello, {"SCRIPT", "LOAD", options_.script});
+  const auto deadline = runtime::Deadline::after(options_.timeout);
+  for (std::size_t sent = 0; sent < hello.size();) {
+    int n = co_await runtime::send(fd_, hello.data() + sent, hello.size() - sent, &deadline);
+    if (n <= 0) {
+      error = n == -ECANCELED ? "timed out" : std::strerror(-n);
+      co_return false;
+    }
+    sent += static_cast<std::size_t>(n);
+  }
+  std::vector<Reply> replies;
+  std::array<char, 4096> buffer;
+  while (replies.size() < (select ? 2u : 1u)) {
+    int n = co_await runtime::recv(fd_, buffer.data(), buffer.size(), &deadline);
+    if (n <= 0) {
+      error = n == 0 ? "connection closed" : n == -ECANCELED ? "no answer in time" : std::strerror(-n);
+      co_return false;
+    }
+    bool broken = !reader_.feed(buffer.data(), static_cast<std::size_t>(n));
+    while (!broken)
+      if (Reply r = reader_.next(broken)) replies.push_back(std::move(r));
+      else break;
+    if (broken) {
+      error = "not a Redis server";
+      co_return false;
+    }
+  }
+  for (const Reply& r : replies)
+    if (r->type == REDIS_REPLY_ERROR) {
+      error = std::string(r->str, r->len);
+      co_return false;
+    }
+  const redisReply& digest = *replies.back();
+  if (digest.type != REDIS_REPLY_STRING) {
+    error = "SCRIPT LOAD gave no digest";
+    co_return false;
+  }
+  script_digest_.assign(digest.str, digest.len);
+  co_return true;
+}
+
+runtime::task<void> Client::read_replies(std::string& error) {
+  std::array<char, 16384> buffer;
+  for (;;) {
+    // The oldest command's reply is due within the timeout; idle, the reader still wakes
+    // once per timeout so that a command written meanwhile is watched.
+    const auto due = (head_ ? head_->sent_at : runtime::Clock::now()) + options_.timeout;
+    const auto deadline = runtime::Deadline::at(due);
+    int n = co_await runtime::recv(fd_, buffer.data(), buffer.size(), &deadline);
+    if (n == -ECANCELED) {
+      if (head_ && runtime::Clock::now() >= head_->sent_at + options_.timeout) {
+        error = "no reply within " + std::to_string(options_.timeout.count()) + " ms";
+        co_return;
+      }
+      continue;
+    }
+    if (n <= 0) {
+      error = n == 0 ? "connection closed" : std::strerror(-n);
+      co_return;
+    }
+    bool broken = !reader_.feed(buffer.data(), static_cast<std::size_t>(n));
+    while (!broken) {
+      Reply reply = reader_.next(broken);
+      if (!reply) break;
+      if (!head_) {
+        broken = true;  // a reply nobody asked for: the stream is out of step
+        break;
+      }
+      complete_head(std::move(reply));
+    }
+    if (broken) {
+      error = "protocol error";
+      co_return;
+    }
+  }
+}
+
+runtime::task<void> Client::close_socket() {
+  ::shutdown(fd_, SHUT_RDWR);
+  // A send still in flight must complete before the descriptor may be closed (PITFALLS).
+  while (sending_) co_await runtime::sleep_for(std::chrono::milliseconds(1));
+  ::close(fd_);
+  fd_ = -1;
+  out_.clear();
+  reader_.reset();
+}
+
+runtime::task<void> Client::drive() {
+  auto backoff = options_.backoff_min;
+  for (;;) {
+    std::string error;
+    const bool opened = co_await open(error);
+    settled_ = true;
+    if (opened) {
+      if (outage_reported_) std::fprintf(stderr, "storeapi: redis %s is back\n", options_.endpoint.text.c_str());
+      outage_reported_ = false;
+      backoff = options_.backoff_min;
+      up_ = true;
+      co_await read_replies(error);
+      up_ = false;
+      fail_pending();
+    }
+    if (fd_ >= 0) co_await close_socket();
+    if (options_.report_outages && !outage_reported_) {
+      std::fprintf(stderr, "storeapi: redis %s unreachable (%s): rate limits are kept by each node until it is back\n",
+                   options_.endpoint.text.c_str(), error.c_str());
+      outage_reported_ = true;
+    }
+    co_await runtime::sleep_for(backoff);
+    backoff = std::min(backoff * 2, options_.backoff_max);
+  }
+}
+
+}  // namespace storeapi::redis

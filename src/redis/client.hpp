@@ -1,0 +1,80 @@
+#pragma once
+// The Redis connection of one core: one TCP connection, pipelined (commands are written as
+// they come, replies matched to them in order), driven by the core's io_uring and parsed
+// by hiredis. It holds one Lua script, loaded at every connect (SCRIPT LOAD) and run by its
+// digest (EVALSHA; NOSCRIPT, after a SCRIPT FLUSH, is answered by sending it whole once).
+// A lost connection, or a reply overdue by `timeout`, fails every command in flight at
+// once (the caller falls back); it reconnects with backoff.
+#include <chrono>
+#include <coroutine>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "redis/endpoint.hpp"
+#include "redis/protocol.hpp"
+#include "runtime/io.hpp"
+#include "runtime/task.hpp"
+
+namespace storeapi::redis {
+
+struct ClientOptions {
+  Endpoint endpoint;
+  std::string script;                       // the Lua script eval() runs
+  std::chrono::milliseconds timeout{200};   // to connect, and for each reply
+  std::chrono::milliseconds backoff_min{50};
+  std::chrono::milliseconds backoff_max{2'000};
+  bool report_outages = false;              // one core per process says when Redis goes and comes back
+};
+
+class Client {
+ public:
+  explicit Client(ClientOptions options);
+  ~Client();
+  Client(const Client&) = delete;
+  Client& operator=(const Client&) = delete;
+
+  // Starts connecting; on the owning core's thread, inside its reactor.
+  void start();
+  bool up() const noexcept { return up_; }
+  // The first connection attempt has ended, either way.
+  bool settled() const noexcept { return settled_; }
+
+  // Runs the script with these KEYS and ARGV. Null when Redis is down, the connection
+  // was lost or the reply was overdue.
+  runtime::task<Reply> eval(std::span<const std::string_view> keys, std::span<const std::string_view> args);
+
+ private:
+  struct Waiter {
+    std::coroutine_handle<> handle;
+    Reply reply;
+    runtime::Clock::time_point sent_at;
+    Waiter* next = nullptr;
+  };
+  struct Suspend;
+
+  runtime::task<Reply> roundtrip(std::span<const std::string_view> command);
+  runtime::task<void> drive();
+  runtime::task<bool> open(std::string& error);
+  runtime::task<bool> handshake(std::string& error);
+  runtime::task<void> read_replies(std::string& error);
+  runtime::task<void> flush();
+  runtime::task<void> close_socket();
+  void complete_head(Reply reply);
+  void fail_pending();
+
+  ClientOptions options_;
+  int fd_ = -1;
+  bool up_ = false;
+  bool settled_ = false;
+  bool sending_ = false;
+  bool outage_reported_ = false;
+  std::string script_digest_;
+  std::string out_;        // commands not yet handed to send
+  std::string sending_buf_;
+  ReplyReader reader_;
+  Waiter* head_ = nullptr;  // commands written or queued, oldest first
+  Waiter* tail_ = nullptr;
+};
+
+}  // namespace storeapi::redis

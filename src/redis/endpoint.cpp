@@ -1,0 +1,68 @@
+#include "redis/endpoint.hpp"
+
+#include <netdb.h>
+
+#include <charconv>
+#include <cstring>
+#include <string_view>
+
+namespace storeapi::redis {
+namespace {
+
+template <class T>
+bool whole_number(std::string_view text, T& out, T max) {
+  auto r = std::from_chars(text.data(), text.data() + text.size(), out);
+  return r.ec == std::errc{} && r.ptr == text.data() + text.size() && !text.empty() && out <= max;
+}
+
+}  // namespace
+
+std::optional<Endpoint> parse_endpoint(const std::string& url, std::string& error) {
+  constexpr std::string_view kScheme = "redis://";
+  std::string_view rest(url);
+  auto bad = [&](const std::string& why) {
+    error = "STOREAPI_REDIS_URL: " + why + " (expected redis://host[:port][/db]), got '" + url + "'";
+    return std::nullopt;
+  };
+  if (!rest.starts_with(kScheme)) return bad("not a redis:// URL");
+  rest.remove_prefix(kScheme.size());
+  if (rest.find('@') != std::string_view::npos) return bad("credentials are not supported");
+  Endpoint e;
+  if (std::size_t slash = rest.find('/'); slash != std::string_view::npos) {
+    std::string_view db = rest.substr(slash + 1);
+    if (!db.empty() && !whole_number(db, e.database, 15u)) return bad("the database must be 0 to 15");
+    rest = rest.substr(0, slash);
+  }
+  std::string_view host = rest, port = "6379";
+  if (!rest.empty() && rest.front() == '[') {  // [v6]:port
+    std::size_t close = rest.find(']');
+    if (close == std::string_view::npos) return bad("unclosed [");
+    host = rest.substr(1, close - 1);
+    if (close + 1 < rest.size()) {
+      if (rest[close + 1] != ':') return bad("junk after ]");
+      port = rest.substr(close + 2);
+    }
+  } else if (std::size_t colon = rest.rfind(':'); colon != std::string_view::npos) {
+    host = rest.substr(0, colon);
+    port = rest.substr(colon + 1);
+  }
+  unsigned port_number = 0;
+  if (host.empty()) return bad("no host");
+  if (!whole_number(port, port_number, 65535u) || port_number == 0) return bad("bad port");
+
+  addrinfo hints{};
+  hints.ai_socktype = SOCK_STREAM;
+  addrinfo* found = nullptr;
+  const std::string host_text(host), port_text(port);
+  if (int rc = ::getaddrinfo(host_text.c_str(), port_text.c_str(), &hints, &found); rc != 0) {
+    error = "STOREAPI_REDIS_URL: cannot resolve " + host_text + ": " + gai_strerror(rc);
+    return std::nullopt;
+  }
+  std::memcpy(&e.address, found->ai_addr, found->ai_addrlen);
+  e.length = found->ai_addrlen;
+  ::freeaddrinfo(found);
+  e.text = host_text + ":" + port_text;
+  return e;
+}
+
+}  // namespace storeapi::redis

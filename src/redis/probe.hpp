@@ -1,0 +1,16 @@
+#pragma once
+// The start-up check of STOREAPI_REDIS_URL: a blocking PING (and SELECT), so that a wrong
+// or unreachable setting stops the server with a clear message instead of leaving every
+// node to fall back on its own limits unnoticed.
+#include <chrono>
+#include <string>
+
+#include "redis/endpoint.hpp"
+
+namespace storeapi::redis {
+
+// True when a Redis server answers at `endpoint` within `timeout`; else false with a
+// one-line `error`.
+bool probe(const Endpoint& endpoint, std::chrono::milliseconds timeout, std::string& error);
+
+}  // namespace storeapi::redis

@@ -1,0 +1,88 @@
+// Restarting nodes without failed requests: a node listens only once every core can
+// serve (no 503 for want of a database connection it was still opening); on SIGTERM its
+// /readyz turns 503 at once while it keeps serving for STOREAPI_DRAIN_MS, then it finishes
+// what is in flight and exits 0; a new process started beside the old one on the same
+// port (SO_REUSEPORT) takes over with no refused connection.
+#include <atomic>
+#include <csignal>
+#include <thread>
+
+#include "integration/auth/auth_fixture.hpp"
+#include "support/poll.hpp"
+
+namespace storeapi::testing {
+namespace {
+
+class Restart : public AuthTest {
+ protected:
+  void SetUp() override {}  // each test starts its servers itself
+};
+
+int status_of_fresh_request(std::uint16_t port, const std::string& target, const Headers& headers = {}) {
+  try {
+    return HttpClient(port, kReplyTimeout).get(target, headers).status;
+  } catch (const std::exception&) {
+    return 0;  // refused, reset or unanswered
+  }
+}
+
+TEST_F(Restart, ListensOnlyOnceEveryCoreIsReady) {
+  for (int round = 0; round < 3; ++round) {
+    launch_server(4, 2);  // more cores than CPUs: each opens its connections later
+    // The very first connections, on whichever core, find it ready.
+    for (int i = 0; i < 20; ++i)
+      EXPECT_EQ(status_of_fresh_request(server().port(), "/readyz"), 200) << "round " << round << ", request " << i;
+  }
+}
+
+TEST_F(Restart, SigtermTurnsReadyzOffWhileServingForTheDrainPeriod) {
+  auto store = db_.create_store();
+  auto key = create_key(store.id);
+  launch_server(2, 2, {{"STOREAPI_DRAIN_MS", "3000"}});
+  ASSERT_TRUE(wait_connected());
+  HttpClient kept(server().port(), kReplyTimeout);  // a keep-alive connection from before
+  ASSERT_EQ(kept.get("/v1/store", bearer(key.key)).status, 200);
+  const auto signalled = std::chrono::steady_clock::now();
+  server().signal(SIGTERM);
+  EXPECT_TRUE(eventually([&] { return status_of_fresh_request(server().port(), "/readyz") == 503; }));
+  // Still serving: new connections and old ones.
+  EXPECT_EQ(status_of_fresh_request(server().port(), "/v1/store", bearer(key.key)), 200);
+  EXPECT_EQ(status_of_fresh_request(server().port(), "/healthz"), 200);
+  EXPECT_EQ(kept.get("/v1/store", bearer(key.key)).status, 200);
+  EXPECT_EQ(server().wait_exit(std::chrono::seconds(30)), 0) << server().stderr_text();
+  EXPECT_GE(std::chrono::steady_clock::now() - signalled, std::chrono::milliseconds(3000));
+}
+
+TEST_F(Restart, ANewProcessOnTheSamePortTakesOverWithNoRefusedConnection) {
+  auto store = db_.create_store();
+  admin({"store", "set-rate-limit", "--store", store.id, "--rpm", "1000000"});
+  auto key = create_key(store.id);
+  launch_server(2, 2, {{"STOREAPI_DRAIN_MS", "1000"}});
+  ASSERT_TRUE(wait_connected());
+  const std::uint16_t port = server().port();
+
+  std::atomic<bool> stop{false};
+  std::atomic<int> answered{0}, failed{0};
+  std::thread client([&] {
+    while (!stop) {
+      int status = status_of_fresh_request(port, "/v1/store", bearer(key.key));
+      (status == 200 ? answered : failed)++;
+    }
+  });
+  EXPECT_TRUE(eventually([&] { return answered > 20; }));
+  ProcessOptions options;
+  options.env = {{"STOREAPI_DATABASE_URL", db_.url()}, {"STOREAPI_THREADS", "2"}, {"STOREAPI_ACCESS_LOG", "off"},
+                 {"STOREAPI_LISTEN", "127.0.0.1:" + std::to_string(port)}};
+  ServerProcess successor(options);  // returns once it listens, i.e. once it is ready
+  server().signal(SIGTERM);
+  EXPECT_EQ(server().wait_exit(std::chrono::seconds(30)), 0) << server().stderr_text();
+  const int before = answered;
+  EXPECT_TRUE(eventually([&] { return answered > before + 20; }));  // the successor alone
+  stop = true;
+  client.join();
+  EXPECT_EQ(failed, 0) << "of " << answered + failed;
+  EXPECT_TRUE(successor.running());
+}
+
+}  // namespace
+}  // namespace storeapi::testing
