@@ -7,7 +7,6 @@
 // off the family is never registered (absent from /metrics) and every record() is one
 // predictable branch.
 #include <algorithm>
-#include <array>
 #include <chrono>
 #include <cstdint>
 #include <span>
