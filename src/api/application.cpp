@@ -6,7 +6,7 @@
 #include "api/statements.hpp"
 #include "auth/api_key.hpp"
 #include "auth/invalidation.hpp"
-#include "common/stage_timing.hpp"
+#include "metrics/stage_timing.hpp"
 
 #include "runtime/spawn.hpp"
 
@@ -116,11 +116,6 @@ void Application::handle_health(const http::Request& req, http::Response& res, c
     return fail(res, req.request_id, ErrorCode::method_not_allowed);
   }
   if (match.route == http::RouteId::readyz && !ready()) return fail(res, req.request_id, ErrorCode::service_unavailable);
-  if (match.route == http::RouteId::debug_stages) {
-    // Only there when switched on (STOREAPI_STAGE_TIMING): otherwise no such route.
-    if (!stage_timing::enabled()) return fail(res, req.request_id, ErrorCode::route_not_found);
-    return render_stage_timings(res.body);
-  }
   res.body.assign(R"({"status":"ok"})");
 }
 
@@ -183,8 +178,7 @@ runtime::task<void> Application::handle_v1(const http::Request& req, http::Respo
     // Answered before authentication (handle_health); listed so that a new route without
     // its endpoint here fails the build (-Wswitch).
     case http::RouteId::healthz:
-    case http::RouteId::readyz:
-    case http::RouteId::debug_stages: fail(ctx, ErrorCode::route_not_found); break;
+    case http::RouteId::readyz: fail(ctx, ErrorCode::route_not_found); break;
   }
 }
 

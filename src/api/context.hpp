@@ -47,7 +47,7 @@ inline void fail(Context& ctx, ErrorCode code, std::optional<std::string_view> p
 }
 
 // Runs a unit of this request on the core's pool; its database time counts against the
-// request's database stages, not its render stage (common/stage_timing.hpp).
+// request's database stages, not its render stage (metrics/stage_timing.hpp).
 runtime::task<db::Outcome> run_unit(Context& ctx, db::Unit& unit);
 
 // The database could not run a unit: 503 (unreachable or overloaded).

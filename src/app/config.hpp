@@ -18,7 +18,7 @@ struct Config {
   http::AccessLogFormat access_log = http::AccessLogFormat::json;  // STOREAPI_ACCESS_LOG=json|text|off
   // STOREAPI_METRICS_LISTEN: where /metrics is served, default 127.0.0.1:9464; nullopt: off.
   std::optional<runtime::ListenAddress> metrics_listen = runtime::ListenAddress{"127.0.0.1", 9464};
-  bool stage_timing = false;                      // STOREAPI_STAGE_TIMING=on|off (GET /debug/stages)
+  bool stage_timing = false;                      // STOREAPI_STAGE_TIMING=on|off (storeapi_request_stage_seconds on /metrics)
   std::size_t max_connections = 10'000;           // STOREAPI_MAX_CONNECTIONS (whole process)
   std::chrono::milliseconds request_timeout{10'000};  // STOREAPI_REQUEST_TIMEOUT_MS
   std::chrono::milliseconds idle_timeout{60'000};     // STOREAPI_IDLE_TIMEOUT_MS

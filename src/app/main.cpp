@@ -14,7 +14,7 @@
 #include "app/config.hpp"
 #include "auth/invalidation.hpp"
 #include "auth/rate_limiter.hpp"
-#include "common/stage_timing.hpp"
+#include "metrics/stage_timing.hpp"
 #include "db/listener.hpp"
 #include "redis/probe.hpp"
 #include "runtime/io.hpp"
@@ -97,10 +97,10 @@ int main() {
   server_options.request_timeout = config->request_timeout;
   server_options.idle_timeout = config->idle_timeout;
   server_options.access_log = config->access_log;
-  stage_timing::enable(config->stage_timing);  // before the cores start: they only read it
-
   metrics::Registry& registry = metrics::Registry::process();
   registry.set_cores(config->threads);
+  // Before the cores start (they only read it); registers storeapi_request_stage_seconds when on.
+  stage_timing::enable(config->stage_timing, registry);
   metrics::add_process_metrics(registry, "storeapi_build_info");
 
   auth::RateLimiter rate_limiter;  // shared by every core: the limit is per store, exact

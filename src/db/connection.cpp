@@ -7,7 +7,7 @@
 #include <cstdio>
 #include <string>
 
-#include "common/stage_timing.hpp"
+#include "metrics/stage_timing.hpp"
 #include "db/connect.hpp"
 #include "db/pool.hpp"
 #include "runtime/spawn.hpp"

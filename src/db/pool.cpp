@@ -1,6 +1,6 @@
 #include "db/pool.hpp"
 
-#include "common/stage_timing.hpp"
+#include "metrics/stage_timing.hpp"
 #include "db/connection.hpp"
 #include "runtime/io.hpp"
 

@@ -63,7 +63,7 @@ class Connection {
   RequestReader reader_;
   Response res_;
   std::string out_;
-  // Stage timing (common/stage_timing.hpp; the epoch when off): when the last bytes came
+  // Stage timing (metrics/stage_timing.hpp; the epoch when off): when the last bytes came
   // in, and how many answers in out_ wait for the next flush.
   runtime::Clock::time_point received_at_{};
   std::size_t unsent_answers_ = 0;

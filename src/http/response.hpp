@@ -7,7 +7,7 @@
 #include <string>
 #include <string_view>
 
-#include "common/stage_timing.hpp"
+#include "metrics/stage_timing.hpp"
 #include "http/router.hpp"
 
 namespace storeapi::http {

@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """bench/profiling's pure pieces: stack collapsing and the flame graph's boxes, the stage
-histograms' step difference and percentiles, pgbench log percentiles."""
+histograms read from /metrics with their step difference and interpolated percentiles,
+pgbench log percentiles."""
 import io
+import math
 import os
 import sys
 import tempfile
@@ -41,14 +43,51 @@ class FlameGraph(unittest.TestCase):
 
 
 class Stages(unittest.TestCase):
-    def test_the_step_is_after_minus_before(self):
-        self.assertEqual(stages.difference([[100, 2], [200, 1]], [[100, 5], [200, 1], [300, 4]]), [(100, 3), (300, 4)])
+    SCRAPE = """# TYPE storeapi_request_stage_seconds histogram
+storeapi_request_stage_seconds_bucket{stage="parse",le="1e-06"} 10
+storeapi_request_stage_seconds_bucket{stage="parse",le="2e-06"} 60
+storeapi_request_stage_seconds_bucket{stage="parse",le="+Inf"} 60
+storeapi_request_stage_seconds_sum{stage="parse"} 0.0001
+storeapi_request_stage_seconds_count{stage="parse"} 60
+storeapi_request_stage_seconds_bucket{stage="db",le="1e-06"} 0
+storeapi_request_stage_seconds_bucket{stage="db",le="2e-06"} 0
+storeapi_request_stage_seconds_bucket{stage="db",le="+Inf"} 0
+storeapi_http_request_duration_seconds_bucket{route="/v1/store",le="0.001"} 7
+"""
 
-    def test_percentiles_name_the_bucket_holding_them(self):
-        buckets = [(100, 50), (200, 49), (900, 1)]
-        self.assertEqual(stages.percentile(buckets, 0.50), 100)
-        self.assertEqual(stages.percentile(buckets, 0.99), 200)
-        self.assertEqual(stages.percentile(buckets, 0.999), 900)
+    def test_the_family_s_cumulative_buckets_are_read_by_stage(self):
+        self.assertEqual(stages.parse(self.SCRAPE), {
+            "parse": [(1e-06, 10), (2e-06, 60), (math.inf, 60)],
+            "db": [(1e-06, 0), (2e-06, 0), (math.inf, 0)],
+        })
+
+    def test_the_step_is_after_minus_before(self):
+        self.assertEqual(stages.difference([(1e-6, 2), (2e-6, 3), (math.inf, 3)], [(1e-6, 5), (2e-6, 6), (math.inf, 10)]),
+                         [(1e-6, 3), (2e-6, 3), (math.inf, 7)])
+        self.assertEqual(stages.difference([], [(1e-6, 5), (math.inf, 5)]), [(1e-6, 5), (math.inf, 5)])
+
+    def test_percentiles_interpolate_within_the_bucket_as_histogram_quantile(self):
+        buckets = [(0.001, 50), (0.002, 100), (0.004, 200), (math.inf, 200)]
+        self.assertAlmostEqual(stages.percentile(buckets, 0.10), 0.0004)  # first bucket: from 0
+        self.assertAlmostEqual(stages.percentile(buckets, 0.50), 0.002)
+        self.assertAlmostEqual(stages.percentile(buckets, 0.75), 0.003)
+        self.assertAlmostEqual(stages.percentile(buckets, 0.99), 0.00396)
+        self.assertIsNone(stages.percentile([(0.001, 0), (math.inf, 0)], 0.5))
+
+    def test_a_rank_above_the_last_bound_is_that_bound(self):
+        self.assertEqual(stages.percentile([(0.001, 1), (10.0, 98), (math.inf, 100)], 0.999), 10.0)
+
+    def test_main_prints_each_stage_s_step(self):
+        later = self.SCRAPE.replace('le="2e-06"} 60', 'le="2e-06"} 110').replace('le="+Inf"} 60', 'le="+Inf"} 110')
+        with tempfile.TemporaryDirectory() as d:
+            before, after = os.path.join(d, "before.prom"), os.path.join(d, "after.prom")
+            open(before, "w").write(self.SCRAPE)
+            open(after, "w").write(later)
+            out = io.StringIO()
+            with redirect_stdout(out):
+                stages.main(before, after)
+        # 50 more parses, all in (1 µs, 2 µs]: p50 is the bucket's middle.
+        self.assertEqual(out.getvalue().splitlines(), ["parse 50 1.5 2.0 2.0", "db 0 - - -"])
 
 
 class PgbenchLatency(unittest.TestCase):

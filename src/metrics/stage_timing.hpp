@@ -1,19 +1,18 @@
 #pragma once
 // Where a request's time goes: the server times each request's stages and counts the
-// durations in one histogram per stage and per core (log-linear buckets,
-// common/log_buckets.hpp). A core writes only its own histograms, with relaxed atomic
-// stores and no read-modify-write, so recording takes no lock and shares no cache line;
-// a reader on any thread sums the cores' histograms. Switched on once at startup
-// (STOREAPI_STAGE_TIMING); when off, every record() is one predictable branch.
-// Self-contained so that it can move onto the metrics registry of the observability
-// work (issue 13) without touching the places that record.
+// durations in the metrics family storeapi_request_stage_seconds{stage="..."} (one
+// histogram series per stage, buckets 1 µs .. 10 s). The series keep per-core cells
+// (metrics/cells.hpp): a core writes only its own, with relaxed stores and no lock; the
+// /metrics scrape sums them. Switched on once at startup (STOREAPI_STAGE_TIMING); when
+// off the family is never registered (absent from /metrics) and every record() is one
+// predictable branch.
 #include <algorithm>
-#include <array>
 #include <chrono>
 #include <cstdint>
+#include <span>
 #include <string_view>
-#include <utility>
-#include <vector>
+
+#include "metrics/registry.hpp"
 
 namespace storeapi::stage_timing {
 
@@ -33,13 +32,20 @@ std::string_view name(Stage stage) noexcept;
 
 using Clock = std::chrono::steady_clock;
 
+inline constexpr std::string_view kFamily = "storeapi_request_stage_seconds";
+// The family's bucket bounds in seconds: 1, 1.5, 2, 3, 5, 7 per decade from 1 µs to 10 s
+// (parse and auth take microseconds, a saturated request seconds).
+std::span<const double> buckets() noexcept;
+
 namespace detail {
 extern bool enabled;
 void record(Stage stage, std::uint64_t ns) noexcept;
 }  // namespace detail
 
-// Call before any core starts; never changed afterwards.
-void enable(bool on) noexcept;
+// Call before any core starts, after `registry`'s set_cores(); on registers the family
+// with one series per stage in `registry`, off leaves it out. Records go to the series
+// of the last enable(true).
+void enable(bool on, metrics::Registry& registry = metrics::Registry::process());
 inline bool enabled() noexcept { return detail::enabled; }
 
 // Counts one duration of `stage` on the calling thread's histograms.
@@ -58,10 +64,5 @@ struct Tally {
   Clock::duration auth{};
   Clock::duration db{};
 };
-
-// The sum of every core's histograms: per stage, the non-empty buckets as (highest
-// value in the bucket in ns, count), in ascending order.
-using Buckets = std::vector<std::pair<std::uint64_t, std::uint64_t>>;
-std::array<Buckets, kStageCount> snapshot();
 
 }  // namespace storeapi::stage_timing
