@@ -23,6 +23,7 @@ struct Config {
   // STOREAPI_DB_TIMEOUT_MS: the database's statement_timeout; an answer overdue by a
   // second more counts the connection as lost (db::PoolOptions::statement_timeout).
   std::chrono::milliseconds db_timeout{10'000};
+  std::string trusted_proxy;                      // STOREAPI_TRUSTED_PROXY: an IP address, or empty
   std::string secret;                             // STOREAPI_SECRET (generated when unset)
   bool secret_generated = false;
 

@@ -6,10 +6,13 @@
 #include <future>
 #include <cstdio>
 #include <memory>
+#include <optional>
+#include <string>
 #include <vector>
 
 #include "api/application.hpp"
 #include "app/config.hpp"
+#include "common/service_notify.hpp"
 #include "auth/invalidation.hpp"
 #include "auth/rate_limiter.hpp"
 #include "db/listener.hpp"
@@ -18,6 +21,7 @@
 #include "http/server.hpp"
 #include "runtime/cores.hpp"
 #include "runtime/net.hpp"
+#include "runtime/uring_support.hpp"
 
 using namespace storeapi;
 
@@ -57,6 +61,12 @@ int main() {
     std::fprintf(stderr, "storeapi: %s\n", error.c_str());
     return 2;
   }
+  // Before anything starts: a kernel or seccomp filter without io_uring would otherwise
+  // surface as a bare "Operation not permitted" from the first core.
+  if (std::optional<std::string> problem = runtime::check_uring_support()) {
+    std::fprintf(stderr, "storeapi: cannot start: %s\n", problem->c_str());
+    return 1;
+  }
   // Signals are taken by sigwait() on the main thread only; every core inherits the mask.
   sigset_t signals = shutdown_signals();
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
@@ -76,6 +86,7 @@ int main() {
   server_options.request_timeout = config->request_timeout;
   server_options.idle_timeout = config->idle_timeout;
   server_options.access_log = config->access_log;
+  server_options.trusted_proxy = config->trusted_proxy;
 
   auth::RateLimiter rate_limiter;  // shared by every core: the limit is per store, exact
   std::vector<CoreState> cores_state(config->threads);
@@ -119,10 +130,12 @@ int main() {
                config->threads);
   if (config->secret_generated)
     std::fprintf(stderr, "storeapi: STOREAPI_SECRET is unset; using a generated one (cursors end with the process)\n");
+  notify_service_manager("READY=1");  // systemd Type=notify: every core serves
 
   int sig = 0;
   sigwait(&signals, &sig);
   std::fprintf(stderr, "storeapi: %s received, draining\n", sig == SIGTERM ? "SIGTERM" : "SIGINT");
+  notify_service_manager("STOPPING=1");
   cores->post_all([&](runtime::Reactor& reactor) {
     cores_state[reactor.index()].server->drain([&reactor] { reactor.stop(); });
   });

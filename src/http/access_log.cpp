@@ -27,6 +27,8 @@ void AccessLog::record(const AccessRecord& r) {
   pending_.push_back(' ');
   pending_.append(r.request_id);
   pending_.push_back(' ');
+  pending_.append(r.client);
+  pending_.push_back(' ');
   pending_.append(r.method);
   pending_.push_back(' ');
   pending_.append(r.path);

@@ -1,5 +1,6 @@
 #pragma once
-// One line per request, written by io_uring so the core never blocks on the log: lines
+// One line per request — time, request id, client address, method, path, status, bytes,
+// duration — written by io_uring so the core never blocks on the log: lines
 // collect in one buffer while the previous buffer is being written. If the sink cannot
 // keep up and 1 MiB is waiting, further lines are dropped and counted rather than
 // stalling requests.
@@ -18,6 +19,7 @@ struct AccessRecord {
   std::size_t bytes;
   std::uint64_t micros;
   std::string_view request_id;
+  std::string_view client;  // the client's address (http/client_address.hpp)
 };
 
 class AccessLog : runtime::Completion {

@@ -5,6 +5,7 @@
 #include <cerrno>
 #include <cstring>
 
+#include "http/client_address.hpp"
 #include "http/server.hpp"
 
 namespace storeapi::http {
@@ -28,6 +29,7 @@ runtime::task<void> serve_connection(Server& server, int fd) {
 Connection::Connection(Server& server, int fd)
     : server_(server), fd_(fd), reader_(server.options().limits) {
   server_.link(this);
+  peer_ = peer_address(fd_, peer_buffer_);
 }
 
 Connection::~Connection() {
@@ -122,7 +124,10 @@ runtime::task<bool> Connection::answer(Request& req) {
   bool keep_alive = req.keep_alive && !res_.close && !server_.draining();
   ResponseFraming framing{req.request_id, req.method == Method::head, keep_alive, req.http_minor == 0};
   std::size_t bytes = serialize(res_, framing, out_);
-  server_.access_log().record({req.method_text, req.path, res_.status, bytes, micros_since(started), req.request_id});
+  const std::string_view client =
+      client_address(peer_, server_.options().trusted_proxy, req.header("X-Forwarded-For"));
+  server_.access_log().record(
+      {req.method_text, req.path, res_.status, bytes, micros_since(started), req.request_id, client});
   co_return keep_alive;
 }
 
@@ -132,7 +137,7 @@ runtime::task<void> Connection::refuse(Rejection why) {
   server_.handler().reject(why, id, res_);
   ResponseFraming framing{id, false, false, false};
   std::size_t bytes = serialize(res_, framing, out_);
-  server_.access_log().record({"-", "-", res_.status, bytes, 0, id});
+  server_.access_log().record({"-", "-", res_.status, bytes, 0, id, peer_});
   co_await flush();
 }
 

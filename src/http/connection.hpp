@@ -8,7 +8,9 @@
 // records until when it may wait, and the server's sweep (server.cpp) cancels the
 // operation of a connection whose deadline passed. A linked timeout per receive armed a
 // kernel timer on every keep-alive request and cost 10-20% of the request rate.
+#include <array>
 #include <string>
+#include <string_view>
 
 #include "http/request_reader.hpp"
 #include "http/response.hpp"
@@ -61,6 +63,10 @@ class Connection {
   std::string out_;
   char request_id_[32];
   std::size_t request_id_len_ = 0;
+  // The remote address, read once (access log; X-Forwarded-For is trusted only from the
+  // configured proxy, http/client_address.hpp).
+  std::array<char, 46> peer_buffer_{};
+  std::string_view peer_;
 };
 
 }  // namespace storeapi::http

@@ -4,6 +4,7 @@
 #include <cstddef>
 #include <functional>
 #include <memory>
+#include <string>
 
 #include "http/access_log.hpp"
 #include "http/handler.hpp"
@@ -21,6 +22,9 @@ struct ServerOptions {
   std::size_t max_connections = 10'000;               // on this core
   bool access_log = true;
   int access_log_fd = 1;
+  // The TLS proxy's address (STOREAPI_TRUSTED_PROXY): only its X-Forwarded-For names
+  // the client in the access log. Empty: nobody's.
+  std::string trusted_proxy;
 };
 
 class Connection;
