@@ -85,6 +85,21 @@ export class ExchangeValidator {
     return { name: `${method} ${template ?? '(undocumented path)'}`, responses: this.anyPathResponses };
   }
 
+  // A webhook event body (as the dispatcher sends it) against the document's `webhooks`
+  // entry of its type.
+  checkWebhookPayload(body) {
+    let event;
+    try {
+      event = JSON.parse(body);
+    } catch {
+      return ['webhook: the body is not JSON'];
+    }
+    const operation = this.doc.webhooks?.[event.type]?.post;
+    if (!operation) return [`webhook: event type ${JSON.stringify(event.type)} is not documented`];
+    const schema = this.resolve(operation.requestBody).content['application/json'].schema;
+    return this.schemaProblems(schema, event, `webhook ${event.type}: body`);
+  }
+
   check({ method, target, status, headers, body }) {
     const path = target.split('?')[0];
     const { name, responses } = this.responsesFor(method, path);

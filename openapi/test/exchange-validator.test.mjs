@@ -93,3 +93,23 @@ test('list pages check every record', () => {
   assert.match(validator.check(exchange({ target: '/v1/customers', body: JSON.stringify(envelope) }))[0],
                /unevaluated properties \(total\)/);
 });
+
+test('webhook payloads are checked against the webhooks of their type', () => {
+  const booking = {
+    object: 'booking', id: customer.id, status: 'accepted', date: '2026-11-30', time: '14:30', timezone: 'Europe/Oslo',
+    duration_minutes: 60, meeting_method: 'video', meeting_link: 'https://meet.example/x', order_id: customer.id,
+    product_id: customer.id, product_name: 'Consultation', customer: { id: customer.id, name: 'Ada', email: 'a@example.com', phone: '1' },
+    created_at: '2026-11-21T20:39:02.123Z',
+  };
+  const event = {
+    id: 'evt_0123456789abcdef0123456789abcdef', object: 'event', type: 'booking.accepted',
+    created_at: '2026-11-21T20:39:02.123Z', store_id: customer.id,
+    data: { object: booking, previous_attributes: { status: 'pending' } },
+  };
+  assert.deepEqual(validator.checkWebhookPayload(JSON.stringify(event)), []);
+  assert.match(validator.checkWebhookPayload(JSON.stringify({ ...event, extra: 1 }))[0], /unevaluated properties \(extra\)/);
+  assert.match(validator.checkWebhookPayload(JSON.stringify({ ...event, data: { ...event.data, object: { ...booking, status: 'x' } } }))[0],
+               /data\/object\/status/);
+  assert.deepEqual(validator.checkWebhookPayload(JSON.stringify({ ...event, type: 'booking.deleted' })),
+                   ['webhook: event type "booking.deleted" is not documented']);
+});

@@ -1,6 +1,7 @@
 // The mirror against a live server while another process writes: after the writes stop
 // and one more poll, the SQLite mirror equals the API's full listing, record for record;
-// webhook deliveries are verified (a forged one is refused).
+// webhook deliveries are verified (a forged one is refused), and the events the writes
+// fired conform to the document's webhooks.
 // Needs STOREAPI_BUILD_DIR and STOREAPI_TEST_DATABASE_URL (tools/test sets both).
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -10,7 +11,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { createInterface } from 'node:readline';
+import { readFileSync } from 'node:fs';
 import { StoreDb, RESOURCES } from '../store-db.mjs';
+import { ExchangeValidator } from '../../../openapi/exchange-validator.mjs';
 import { apiClient, listAll } from '../sync.mjs';
 
 const build = process.env.STOREAPI_BUILD_DIR;
@@ -88,6 +91,11 @@ test('the mirror equals the full listing after concurrent writes, and verifies w
 
   // Every write's event arrives, signed; a forged delivery is refused.
   await mirror.wait(() => mirror.lines.filter((l) => json(l).event).length >= writes, `${writes} verified events`, 120000);
+  // The events the writes fired, as the dispatcher sent them, against the document's webhooks.
+  const document = new ExchangeValidator(readFileSync(new URL('../../../openapi/storeapi.yaml', import.meta.url), 'utf8'));
+  const payloads = execFileSync('psql', [dbUrl, '-Atc', 'select payload::text from events']).toString().trim().split('\n');
+  assert.equal(payloads.length, writes);
+  for (const payload of payloads) assert.deepEqual(document.checkWebhookPayload(payload), []);
   const forged = await fetch(`http://127.0.0.1:${port}/hooks`, {
     method: 'POST', body: '{"type":"product.updated"}',
     headers: { 'webhook-id': 'evt_forged', 'webhook-timestamp': String(Math.floor(Date.now() / 1000)), 'webhook-signature': 'v1,Zm9yZ2Vk' } });
