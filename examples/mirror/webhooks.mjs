@@ -40,5 +40,8 @@ export function startWebhookReceiver({ port, secret, db, onEvent = () => {}, onR
       res.writeHead(204).end();
     });
   });
+  // Idle connections stay open longer than Node's default 5 s, so that a sender reusing
+  // one (curl, as storeapi-dispatch does) rarely meets it closing.
+  server.keepAliveTimeout = 65000;
   return new Promise((resolve) => server.listen(port, '127.0.0.1', () => resolve(server)));
 }

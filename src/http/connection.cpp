@@ -29,7 +29,8 @@ runtime::task<void> serve_connection(Server& server, int fd) {
 Connection::Connection(Server& server, int fd)
     : server_(server), fd_(fd), reader_(server.options().limits) {
   server_.link(this);
-  peer_ = peer_address(fd_, peer_buffer_);
+  // Only the access log shows it: without one, no getpeername per connection.
+  peer_ = server_.access_log().enabled() ? peer_address(fd_, peer_buffer_) : std::string_view("-");
 }
 
 Connection::~Connection() {
@@ -124,8 +125,10 @@ runtime::task<bool> Connection::answer(Request& req) {
   bool keep_alive = req.keep_alive && !res_.close && !server_.draining();
   ResponseFraming framing{req.request_id, req.method == Method::head, keep_alive, req.http_minor == 0};
   std::size_t bytes = serialize(res_, framing, out_);
-  const std::string_view client =
-      client_address(peer_, server_.options().trusted_proxy, req.header("X-Forwarded-For"));
+  // The header is looked up only when it can count: on a request from the trusted proxy.
+  const std::string_view proxy = server_.options().trusted_proxy;
+  const std::string_view forwarded_for = !proxy.empty() && peer_ == proxy ? req.header("X-Forwarded-For") : "";
+  const std::string_view client = client_address(peer_, proxy, forwarded_for);
   server_.access_log().record(
       {req.method_text, req.path, res_.status, bytes, micros_since(started), req.request_id, client});
   co_return keep_alive;
