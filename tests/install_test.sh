@@ -17,8 +17,9 @@ fail() { echo "install test: $*" >&2; exit 1; }
 for binary in storeapi storeapi-admin storeapi-dispatch; do
   [[ -x $root/bin/$binary ]] || fail "bin/$binary is not installed"
 done
-for migration in "$(dirname "$0")"/../sql/*.sql; do
-  [[ -f $root/share/storeapi/sql/$(basename "$migration") ]] || fail "migration $(basename "$migration") is not installed"
+for migration in "$(dirname "$0")"/../sql/*.sql "$(dirname "$0")"/../sql/functions/*.sql; do
+  relative=${migration#"$(dirname "$0")"/../sql/}
+  [[ -f $root/share/storeapi/sql/$relative ]] || fail "migration $relative is not installed"
 done
 [[ -f $root/share/storeapi/openapi/storeapi.yaml ]] || fail "the OpenAPI document is not installed"
 [[ -f $root/lib/sysusers.d/storeapi.conf ]] || fail "the sysusers.d entry is not installed"
