@@ -31,7 +31,7 @@ wait_for() {
 if STOREAPI_TRUSTED_PROXY=proxy.example "$build/storeapi" 2>"$work/bad.err"; then fail "a bad STOREAPI_TRUSTED_PROXY was accepted"; fi
 grep -q "STOREAPI_TRUSTED_PROXY: expected an IPv4 or IPv6 address" "$work/bad.err" || fail "no message for a bad STOREAPI_TRUSTED_PROXY"
 
-STOREAPI_LISTEN=127.0.0.1:0 STOREAPI_THREADS=1 STOREAPI_TRUSTED_PROXY=127.0.0.1 STOREAPI_ACCESS_LOG=on \
+STOREAPI_LISTEN=127.0.0.1:0 STOREAPI_THREADS=1 STOREAPI_TRUSTED_PROXY=127.0.0.1 STOREAPI_ACCESS_LOG=json \
 STOREAPI_DATABASE_URL=postgresql://127.0.0.1:1/none "$build/storeapi" >"$work/server.log" 2>"$work/server.err" &
 server_pid=$!
 wait_for grep -q "listening on" "$work/server.err" || fail "storeapi did not start"
@@ -62,9 +62,10 @@ curl -sS --interface 127.0.0.3 -o /dev/null -H "X-Forwarded-For: 198.51.100.1" "
 # The access log is complete once the server has stopped (SIGTERM drains it).
 kill "$nginx_pid"; wait "$nginx_pid" 2>/dev/null || true; nginx_pid=""
 kill "$server_pid"; wait "$server_pid" || fail "storeapi did not exit 0 on SIGTERM"; server_pid=""
-proxied=$(grep -c ' 127\.0\.0\.2 GET ' "$work/server.log" || true)
+proxied=$(grep -c '"client":"127\.0\.0\.2","method":"GET"' "$work/server.log" || true)
 [[ $proxied -eq 7 ]] || fail "requests through nginx are not logged as from 127.0.0.2 ($proxied lines)"
-grep -q ' 127\.0\.0\.3 GET /healthz 200 ' "$work/server.log" || fail "the direct request is not logged as from its peer"
+grep -q '"client":"127\.0\.0\.3:[0-9]*","method":"GET","route":"/healthz"' "$work/server.log" ||
+  fail "the direct request is not logged as from its peer"
 grep -q '198\.51\.100\.1' "$work/server.log" && fail "a forged X-Forwarded-For reached the access log"
-grep -q ' 127\.0\.0\.1 GET ' "$work/server.log" && fail "a proxied request was logged with the proxy's address"
+grep -q '"client":"127\.0\.0\.1:' "$work/server.log" && fail "a proxied request was logged with the proxy's address"
 echo "tls proxy test: TLS, Request-Id, upstream keep-alive and client addresses as expected"

@@ -7,6 +7,7 @@
 
 #include "common/crypto.hpp"
 #include "common/env.hpp"
+#include "metrics/listen_setting.hpp"
 
 namespace storeapi::app {
 
@@ -31,10 +32,12 @@ std::optional<Config> Config::from_env(std::string& error) {
     return std::nullopt;
   if (const char* v = get("STOREAPI_ACCESS_LOG")) {
     std::string_view s(v);
-    if (s == "on") c.access_log = true;
-    else if (s == "off") c.access_log = false;
+    // "on" was the text format's name before JSON lines became the default.
+    if (s == "json") c.access_log = http::AccessLogFormat::json;
+    else if (s == "text" || s == "on") c.access_log = http::AccessLogFormat::text;
+    else if (s == "off") c.access_log = http::AccessLogFormat::off;
     else {
-      error = std::string("STOREAPI_ACCESS_LOG: expected on or off, got '") + v + "'";
+      error = std::string("STOREAPI_ACCESS_LOG: expected json, text or off, got '") + v + "'";
       return std::nullopt;
     }
   }
@@ -49,6 +52,7 @@ std::optional<Config> Config::from_env(std::string& error) {
     const int family = std::string_view(v).find(':') == std::string_view::npos ? AF_INET : AF_INET6;
     c.trusted_proxy = ::inet_ntop(family, parsed, canonical, sizeof canonical);
   }
+  if (!metrics::read_listen_setting("STOREAPI_METRICS_LISTEN", c.metrics_listen, error)) return std::nullopt;
   if (const char* v = get("STOREAPI_DATABASE_URL")) c.database_url = v;
   if (const char* v = get("STOREAPI_SECRET")) {
     c.secret = v;

@@ -1,8 +1,13 @@
 #include "http/connection.hpp"
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <charconv>
 #include <cstring>
 
 #include "http/client_address.hpp"
@@ -19,6 +24,35 @@ std::uint64_t micros_since(runtime::Clock::time_point t) {
       std::chrono::duration_cast<std::chrono::microseconds>(runtime::Clock::now() - t).count());
 }
 
+// "address:port" of the socket's peer ("[v6]:port"), once per connection; empty if unknown.
+std::size_t format_peer(int fd, char (&out)[64]) {
+  sockaddr_storage peer{};
+  socklen_t len = sizeof peer;
+  if (::getpeername(fd, reinterpret_cast<sockaddr*>(&peer), &len) != 0) return 0;
+  char host[INET6_ADDRSTRLEN];
+  unsigned port = 0;
+  bool v6 = peer.ss_family == AF_INET6;
+  if (v6) {
+    const auto* a = reinterpret_cast<const sockaddr_in6*>(&peer);
+    if (!::inet_ntop(AF_INET6, &a->sin6_addr, host, sizeof host)) return 0;
+    port = ntohs(a->sin6_port);
+  } else if (peer.ss_family == AF_INET) {
+    const auto* a = reinterpret_cast<const sockaddr_in*>(&peer);
+    if (!::inet_ntop(AF_INET, &a->sin_addr, host, sizeof host)) return 0;
+    port = ntohs(a->sin_port);
+  } else {
+    return 0;
+  }
+  std::string_view h(host);
+  char* p = out;
+  if (v6) *p++ = '[';
+  p = std::copy(h.begin(), h.end(), p);
+  if (v6) *p++ = ']';
+  *p++ = ':';
+  p = std::to_chars(p, out + sizeof out, port).ptr;
+  return static_cast<std::size_t>(p - out);
+}
+
 }  // namespace
 
 runtime::task<void> serve_connection(Server& server, int fd) {
@@ -29,12 +63,13 @@ runtime::task<void> serve_connection(Server& server, int fd) {
 Connection::Connection(Server& server, int fd)
     : server_(server), fd_(fd), reader_(server.options().limits) {
   server_.link(this);
-  // Only the access log shows it: without one, no getpeername per connection.
-  peer_ = server_.access_log().enabled() ? peer_address(fd_, peer_buffer_) : std::string_view("-");
+  server_.metrics().open.inc();
+  if (server_.access_log().enabled()) client_len_ = format_peer(fd_, client_);
 }
 
 Connection::~Connection() {
   ::close(fd_);
+  server_.metrics().open.dec();
   server_.unlink(this);
 }
 
@@ -80,9 +115,11 @@ runtime::task<void> Connection::serve() {
     idle_ = false;
     bool expired = disarmed_by_deadline(n);
     if (n > 0) {
+      server_.metrics().received_bytes.inc(static_cast<std::size_t>(n));
       reader_.commit(static_cast<std::size_t>(n));
       continue;
     }
+    if (expired) server_.metrics().deadline_closed.inc();
     // A request cut short by its deadline gets a 408; an idle timeout, the peer closing
     // or the server draining just close.
     if (expired && mid_request && !server_.draining()) co_await refuse(Rejection::request_timeout);
@@ -114,7 +151,14 @@ runtime::task<bool> Connection::answer(Request& req) {
   std::memcpy(request_id_, id.data(), id.size());
   request_id_len_ = id.size();
   req.request_id = {request_id_, request_id_len_};
+  req.trace_id = trace_id_of(req.header("traceparent"));
+  if (req.trace_id.empty()) {
+    new_trace_id(trace_id_);
+    req.trace_id = {trace_id_, sizeof trace_id_};
+  }
 
+  ServerMetrics& metrics = server_.metrics();
+  metrics.in_flight.inc();
   res_.reset();
   try {
     co_await server_.handler().handle(req, res_);
@@ -125,12 +169,19 @@ runtime::task<bool> Connection::answer(Request& req) {
   bool keep_alive = req.keep_alive && !res_.close && !server_.draining();
   ResponseFraming framing{req.request_id, req.method == Method::head, keep_alive, req.http_minor == 0};
   std::size_t bytes = serialize(res_, framing, out_);
-  // The header is looked up only when it can count: on a request from the trusted proxy.
+  std::uint64_t micros = micros_since(started);
+  metrics.in_flight.dec();
+  metrics.request_done(req.method_text, res_.notes.route, res_.status, static_cast<double>(micros) / 1e6);
+  // X-Forwarded-For names the client only on a request from the trusted proxy, and is
+  // looked up only then.
+  const std::string_view peer{client_, client_len_};
   const std::string_view proxy = server_.options().trusted_proxy;
-  const std::string_view forwarded_for = !proxy.empty() && peer_ == proxy ? req.header("X-Forwarded-For") : "";
-  const std::string_view client = client_address(peer_, proxy, forwarded_for);
-  server_.access_log().record(
-      {req.method_text, req.path, res_.status, bytes, micros_since(started), req.request_id, client});
+  const std::string_view client =
+      client_address(peer, proxy, from_trusted_proxy(peer, proxy) ? req.header("X-Forwarded-For") : "");
+  server_.access_log().record({req.request_id, req.trace_id, client, req.method_text,
+                               res_.notes.route ? res_.notes.route->pattern : std::string_view{}, req.path,
+                               res_.status, res_.notes.error_code, req.body.size(), bytes, micros,
+                               res_.notes.store_id, res_.notes.key_prefix});
   co_return keep_alive;
 }
 
@@ -140,7 +191,12 @@ runtime::task<void> Connection::refuse(Rejection why) {
   server_.handler().reject(why, id, res_);
   ResponseFraming framing{id, false, false, false};
   std::size_t bytes = serialize(res_, framing, out_);
-  server_.access_log().record({"-", "-", res_.status, bytes, 0, id, peer_});
+  server_.metrics().rejected(why);
+  server_.metrics().request_done("-", nullptr, res_.status, 0);
+  char trace_id[kTraceIdLength];
+  new_trace_id(trace_id);
+  server_.access_log().record({id, {trace_id, sizeof trace_id}, {client_, client_len_}, "-", {}, "-", res_.status,
+                               res_.notes.error_code, 0, bytes, 0, {}, {}});
   co_await flush();
 }
 
@@ -149,12 +205,13 @@ runtime::task<bool> Connection::flush() {
   while (off < out_.size()) {
     arm(runtime::Clock::now() + server_.options().send_timeout);
     int n = co_await runtime::send(fd_, out_.data() + off, out_.size() - off);
-    disarmed_by_deadline(n);
+    if (disarmed_by_deadline(n)) server_.metrics().deadline_closed.inc();
     if (n <= 0) {
       out_.clear();
       co_return false;
     }
     off += static_cast<std::size_t>(n);
+    server_.metrics().sent_bytes.inc(static_cast<std::size_t>(n));
   }
   out_.clear();
   co_return true;

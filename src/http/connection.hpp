@@ -8,12 +8,11 @@
 // records until when it may wait, and the server's sweep (server.cpp) cancels the
 // operation of a connection whose deadline passed. A linked timeout per receive armed a
 // kernel timer on every keep-alive request and cost 10-20% of the request rate.
-#include <array>
 #include <string>
-#include <string_view>
 
 #include "http/request_reader.hpp"
 #include "http/response.hpp"
+#include "http/trace_context.hpp"
 #include "runtime/io.hpp"
 #include "runtime/task.hpp"
 
@@ -63,10 +62,9 @@ class Connection {
   std::string out_;
   char request_id_[32];
   std::size_t request_id_len_ = 0;
-  // The remote address, read once (access log; X-Forwarded-For is trusted only from the
-  // configured proxy, http/client_address.hpp).
-  std::array<char, 46> peer_buffer_{};
-  std::string_view peer_;
+  char trace_id_[kTraceIdLength];
+  char client_[64];  // "address:port", for the access log
+  std::size_t client_len_ = 0;
 };
 
 }  // namespace storeapi::http
