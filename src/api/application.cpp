@@ -3,6 +3,7 @@
 #include "api/cursor_secret.hpp"
 #include "api/endpoints.hpp"
 #include "api/idempotency.hpp"
+#include "api/openapi_document.hpp"
 #include "api/statements.hpp"
 #include "auth/api_key.hpp"
 #include "auth/invalidation.hpp"
@@ -100,13 +101,13 @@ runtime::task<void> Application::handle(const http::Request& req, http::Response
   http::Match match = http::match(req.method, req.path);
   if (match.kind == http::MatchKind::found) res.notes.route = &http::route(match.route);
   if (!match.needs_key) {
-    handle_health(req, res, match);
+    handle_keyless(req, res, match);
     co_return;
   }
   co_await handle_v1(req, res, match);
 }
 
-void Application::handle_health(const http::Request& req, http::Response& res, const http::Match& match) {
+void Application::handle_keyless(const http::Request& req, http::Response& res, const http::Match& match) {
   if (match.kind == http::MatchKind::method_not_allowed || match.kind == http::MatchKind::options) {
     res.add_header("Allow", match.allow);
     if (match.kind == http::MatchKind::options) {
@@ -116,6 +117,10 @@ void Application::handle_health(const http::Request& req, http::Response& res, c
     return fail(res, req.request_id, ErrorCode::method_not_allowed);
   }
   if (match.route == http::RouteId::readyz && !ready()) return fail(res, req.request_id, ErrorCode::service_unavailable);
+  if (match.route == http::RouteId::openapi_document) {
+    res.body.assign(openapi_document());
+    return;
+  }
   res.body.assign(R"({"status":"ok"})");
 }
 
@@ -175,10 +180,11 @@ runtime::task<void> Application::handle_v1(const http::Request& req, http::Respo
     case http::RouteId::products_get: co_await get_product(ctx); break;
     case http::RouteId::customers_list: co_await list_customers(ctx); break;
     case http::RouteId::customers_get: co_await get_customer(ctx); break;
-    // Answered before authentication (handle_health); listed so that a new route without
+    // Answered before authentication (handle_keyless); listed so that a new route without
     // its endpoint here fails the build (-Wswitch).
     case http::RouteId::healthz:
-    case http::RouteId::readyz: fail(ctx, ErrorCode::route_not_found); break;
+    case http::RouteId::readyz:
+    case http::RouteId::openapi_document: fail(ctx, ErrorCode::route_not_found); break;
   }
 }
 

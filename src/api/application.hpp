@@ -49,7 +49,8 @@ class Application final : public http::Handler {
 
  private:
   runtime::task<void> handle_v1(const http::Request& req, http::Response& res, const http::Match& match);
-  void handle_health(const http::Request& req, http::Response& res, const http::Match& match);
+  // The routes without a key: /healthz, /readyz and /openapi.json.
+  void handle_keyless(const http::Request& req, http::Response& res, const http::Match& match);
 
   const app::Config& config_;
   db::Pool pool_;

@@ -1,5 +1,10 @@
 #include "app/config.hpp"
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+
+#include <string_view>
+
 #include "common/env.hpp"
 #include "metrics/listen_setting.hpp"
 
@@ -53,6 +58,17 @@ std::optional<Config> Config::from_env(std::string& error) {
       error = std::string("STOREAPI_ACCESS_LOG: expected json, text or off, got '") + v + "'";
       return std::nullopt;
     }
+  }
+  if (const char* v = get("STOREAPI_TRUSTED_PROXY"); v && *v) {
+    // Compared with the peer's address as inet_ntop prints it, so it must be one.
+    unsigned char parsed[sizeof(in6_addr)];
+    if (::inet_pton(AF_INET, v, parsed) != 1 && ::inet_pton(AF_INET6, v, parsed) != 1) {
+      error = std::string("STOREAPI_TRUSTED_PROXY: expected an IPv4 or IPv6 address, got '") + v + "'";
+      return std::nullopt;
+    }
+    char canonical[INET6_ADDRSTRLEN];
+    const int family = std::string_view(v).find(':') == std::string_view::npos ? AF_INET : AF_INET6;
+    c.trusted_proxy = ::inet_ntop(family, parsed, canonical, sizeof canonical);
   }
   if (!metrics::read_listen_setting("STOREAPI_METRICS_LISTEN", c.metrics_listen, error)) return std::nullopt;
   if (const char* v = get("STOREAPI_DATABASE_URL")) c.database_url = v;

@@ -39,6 +39,7 @@ struct Config {
   // still served, before the listeners close (so a load balancer's health check takes
   // the node out first). 0: close at once.
   std::chrono::milliseconds drain{0};
+  std::string trusted_proxy;                      // STOREAPI_TRUSTED_PROXY: an IP address, or empty
 
   // Reads the environment; on a bad value returns nullopt and sets `error` to one line.
   static std::optional<Config> from_env(std::string& error);

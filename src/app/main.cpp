@@ -7,11 +7,14 @@
 #include <future>
 #include <latch>
 #include <memory>
+#include <optional>
+#include <string>
 #include <thread>
 #include <vector>
 
 #include "api/application.hpp"
 #include "app/config.hpp"
+#include "common/service_notify.hpp"
 #include "auth/invalidation.hpp"
 #include "auth/rate_limiter.hpp"
 #include "metrics/stage_timing.hpp"
@@ -24,6 +27,7 @@
 #include "metrics/scrape_server.hpp"
 #include "runtime/cores.hpp"
 #include "runtime/net.hpp"
+#include "runtime/uring_support.hpp"
 
 using namespace storeapi;
 
@@ -74,6 +78,12 @@ int main() {
     std::fprintf(stderr, "storeapi: %s\n", error.c_str());
     return 2;
   }
+  // Before anything starts: a kernel or seccomp filter without io_uring would otherwise
+  // surface as a bare "Operation not permitted" from the first core.
+  if (std::optional<std::string> problem = runtime::check_uring_support()) {
+    std::fprintf(stderr, "storeapi: cannot start: %s\n", problem->c_str());
+    return 1;
+  }
   if (config->redis && !redis::probe(*config->redis, std::chrono::seconds(2), error)) {
     std::fprintf(stderr, "storeapi: STOREAPI_REDIS_URL: %s\n", error.c_str());
     return 1;
@@ -97,6 +107,7 @@ int main() {
   server_options.request_timeout = config->request_timeout;
   server_options.idle_timeout = config->idle_timeout;
   server_options.access_log = config->access_log;
+  server_options.trusted_proxy = config->trusted_proxy;
   metrics::Registry& registry = metrics::Registry::process();
   registry.set_cores(config->threads);
   // Before the cores start (they only read it); registers storeapi_request_stage_seconds when on.
@@ -169,10 +180,12 @@ int main() {
   listening.wait();
   std::fprintf(stderr, "storeapi: listening on %s:%u with %u threads\n", bound.host.c_str(), bound.port,
                config->threads);
+  notify_service_manager("READY=1");  // systemd Type=notify: every core listens, ready to serve
 
   int sig = 0;
   sigwait(&signals, &sig);
   std::fprintf(stderr, "storeapi: %s received, draining\n", sig == SIGTERM ? "SIGTERM" : "SIGINT");
+  notify_service_manager("STOPPING=1");
   // Not ready any more, still serving: the load balancer's health checks see 503 and
   // send new requests elsewhere before the listeners close.
   cores->post_all([&](runtime::Reactor& reactor) { cores_state[reactor.index()].application->begin_draining(); });

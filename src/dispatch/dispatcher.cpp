@@ -1,5 +1,6 @@
 #include "dispatch/dispatcher.hpp"
 
+#include "common/service_notify.hpp"
 #include "dispatch/excerpt.hpp"
 #include "dispatch/log.hpp"
 #include "dispatch/notification_mail.hpp"
@@ -210,6 +211,9 @@ void Dispatcher::run(int stop_fd) {
            std::to_string(config_.retry_schedule.total().count()) + " s, timeout " +
            std::to_string(config_.webhook_timeout.count()) + " ms, concurrency " +
            std::to_string(config_.concurrency));
+  // systemd Type=notify: ready once configured (the database may come later: it is
+  // retried, and the outbox loses nothing meanwhile).
+  notify_service_manager("READY=1");
   bool stopping = false;
   Clock::time_point stop_by{};
   while (true) {
@@ -237,6 +241,7 @@ void Dispatcher::run(int stop_fd) {
       stopping = true;
       stop_by = now + config_.shutdown_grace;
       log_line("stopping: finishing " + std::to_string(in_flight_.size()) + " transfers in flight");
+      notify_service_manager("STOPPING=1");
     }
     collect_finished();
   }

@@ -10,6 +10,7 @@
 #include <charconv>
 #include <cstring>
 
+#include "http/client_address.hpp"
 #include "http/server.hpp"
 
 namespace storeapi::http {
@@ -184,7 +185,13 @@ runtime::task<bool> Connection::answer(Request& req) {
   std::uint64_t micros = micros_since(started);
   metrics.in_flight.dec();
   metrics.request_done(req.method_text, res_.notes.route, res_.status, static_cast<double>(micros) / 1e6);
-  server_.access_log().record({req.request_id, req.trace_id, {client_, client_len_}, req.method_text,
+  // X-Forwarded-For names the client only on a request from the trusted proxy, and is
+  // looked up only then.
+  const std::string_view peer{client_, client_len_};
+  const std::string_view proxy = server_.options().trusted_proxy;
+  const std::string_view client =
+      client_address(peer, proxy, from_trusted_proxy(peer, proxy) ? req.header("X-Forwarded-For") : "");
+  server_.access_log().record({req.request_id, req.trace_id, client, req.method_text,
                                res_.notes.route ? res_.notes.route->pattern : std::string_view{}, req.path,
                                res_.status, res_.notes.error_code, req.body.size(), bytes, micros,
                                res_.notes.store_id, res_.notes.key_prefix});

@@ -14,6 +14,7 @@ namespace storeapi::http {
 enum class RouteId : std::uint8_t {
   healthz,
   readyz,
+  openapi_document,
   store_get,
   orders_list,
   orders_get,
@@ -35,7 +36,7 @@ struct Route {
   Method method;  // GET, POST or PATCH; HEAD is served by the GET route
   // Literal segments, and `{id}` / `{variant_id}` standing for one non-empty segment each.
   std::string_view pattern;
-  bool needs_key;              // false only for the health checks
+  bool needs_key;              // false only for the health checks and the OpenAPI document
   std::optional<Scope> scope;  // what the key must allow; nullopt: any valid key
 };
 
@@ -61,7 +62,8 @@ struct Match {
   std::string_view malformed_param;
   std::string_view allow;  // the Allow header value, for options and method_not_allowed
   // Whether the request needs an API key. Authentication comes before routing errors, so
-  // this is true for unknown paths too; false only on the health check paths.
+  // this is true for unknown paths too; false only on the health check paths and
+  // /openapi.json.
   bool needs_key = true;
 };
 

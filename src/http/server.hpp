@@ -4,6 +4,7 @@
 #include <cstddef>
 #include <functional>
 #include <memory>
+#include <string>
 
 #include "http/access_log.hpp"
 #include "http/handler.hpp"
@@ -22,6 +23,9 @@ struct ServerOptions {
   std::size_t max_connections = 10'000;               // on this core
   AccessLogFormat access_log = AccessLogFormat::json;
   int access_log_fd = 1;
+  // The TLS proxy's address (STOREAPI_TRUSTED_PROXY): only its X-Forwarded-For names
+  // the client in the access log. Empty: nobody's.
+  std::string trusted_proxy;
 };
 
 class Connection;

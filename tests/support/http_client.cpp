@@ -1,5 +1,7 @@
 #include "support/http_client.hpp"
 
+#include "support/exchange_recorder.hpp"
+
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -230,6 +232,7 @@ HttpResponse HttpClient::request(std::string_view method, std::string_view targe
   std::optional<HttpResponse> res = read_response({.head = method == "HEAD"});
   if (!res) throw std::runtime_error("connection closed before a response to " + std::string(method) + " " +
                                      std::string(target));
+  record_exchange(method, target, *res);
   return *res;
 }
 

@@ -67,7 +67,8 @@ class HttpClient {
   // Throws std::runtime_error on timeout or on bytes that are not an HTTP response.
   std::optional<HttpResponse> read_response(ReadOptions options = {});
 
-  // send() then read_response(); throws if no response arrives.
+  // send() then read_response(); throws if no response arrives. The exchange is recorded
+  // for the OpenAPI check when recording is on (support/exchange_recorder.hpp).
   HttpResponse request(std::string_view method, std::string_view target, const Headers& headers = {},
                        std::string_view body = {});
   HttpResponse get(std::string_view target, const Headers& headers = {}) { return request("GET", target, headers); }
