@@ -28,7 +28,9 @@ struct VariantRef {
 
 class SeededServer {
  public:
-  SeededServer();
+  // On the shared test cluster, or on the cluster of `cluster_url` (a ThrowawayCluster
+  // the test may stop and start).
+  explicit SeededServer(const std::string& cluster_url = "");
   ~SeededServer();
 
   std::uint16_t port() const { return server_->port(); }
@@ -53,6 +55,11 @@ class SeededServer {
 
   // Stops the server (SIGTERM) and starts it again on the same database.
   void restart();
+  // SIGKILL, as a crash would end it, and a new server on the same database (on a new
+  // port: read port() again).
+  void crash_and_restart();
+  // A new side connection for value(), count() and exec(), after the database restarted.
+  void reconnect_sql() { sql_ = db_.connect(); }
 
   // SQL on the side connection, with $1... parameters. value(): the first column of the
   // first row, "<null>" for SQL null; throws when there is no row.
