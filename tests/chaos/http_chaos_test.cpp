@@ -21,7 +21,7 @@ namespace {
 using namespace std::chrono_literals;
 
 constexpr auto kDuration = 10s;
-constexpr int kSlowloris = 64;
+constexpr std::size_t kSlowloris = 64;
 constexpr int kFlooders = 4;
 constexpr int kNormalClients = 2;
 // Silent connections each flooder holds before dropping them (the test process's and the
@@ -39,10 +39,14 @@ TEST(HttpChaos, SlowlorisAndConnectionFloodBesideNormalClients) {
 
   std::vector<std::thread> threads;
   // Slowloris: each connection trickles one byte every 100 ms until the server cuts it.
+  // The first ones connect before the flood starts; replacements may find the backlog full.
+  std::atomic<bool> loris_ready{false};
   threads.emplace_back([&] {
     std::vector<HttpClient> loris;
     while (running()) {
-      while (loris.size() < kSlowloris) {
+      // All of them at first, then at most a few replacements per tick.
+      const std::size_t limit = loris_ready ? 4 : kSlowloris;
+      for (std::size_t opened = 0; loris.size() < kSlowloris && opened < limit; ++opened) {
         try {
           loris.emplace_back(server.port(), 5s);
           loris.back().send_raw("GET /healthz HTTP/1.1\r\nHost: a\r\nX-Slow: ");
@@ -50,6 +54,7 @@ TEST(HttpChaos, SlowlorisAndConnectionFloodBesideNormalClients) {
           break;
         }
       }
+      loris_ready = true;
       for (auto it = loris.begin(); it != loris.end();) {
         if (it->readable() || !it->send_raw("a")) {
           ++loris_cut;
@@ -61,6 +66,7 @@ TEST(HttpChaos, SlowlorisAndConnectionFloodBesideNormalClients) {
       std::this_thread::sleep_for(100ms);
     }
   });
+  while (!loris_ready) std::this_thread::sleep_for(10ms);
   // Flood: connections opened as fast as possible, dropped with a FIN, with a reset, or
   // kept silent for a while.
   for (int f = 0; f < kFlooders; ++f)

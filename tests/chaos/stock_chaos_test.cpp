@@ -60,14 +60,16 @@ class StockChaos {
   void set_port(std::uint16_t port) { port_ = port; }
 
   // Runs the clients until each finished its operations, while `fault` runs beside them
-  // (it is told to stop once the clients are done).
+  // (it is told to stop once the clients are done). The faults run on the calling thread:
+  // a server started from a thread that then ends would die with it (PR_SET_PDEATHSIG
+  // follows the forking thread, not the process).
   void run(const std::function<void(const std::atomic<bool>& done)>& fault) {
     std::atomic<bool> done{false};
-    std::thread faults([&] { fault(done); });
+    std::atomic<int> finished{0};
     std::vector<std::thread> clients;
     ops_.resize(kClients * kOperationsPerClient);
     for (int c = 0; c < kClients; ++c)
-      clients.emplace_back([this, c] {
+      clients.emplace_back([this, c, &finished, &done] {
         std::mt19937 random(static_cast<unsigned>(c) * 7919u + 17u);
         for (int i = 0; i < kOperationsPerClient; ++i) {
           Operation& op = ops_[static_cast<std::size_t>(c * kOperationsPerClient + i)];
@@ -75,10 +77,10 @@ class StockChaos {
           op.delta = static_cast<int>(random() % 5) + 1;
           perform(op);
         }
+        if (++finished == kClients) done = true;
       });
+    fault(done);
     for (auto& t : clients) t.join();
-    done = true;
-    faults.join();
   }
 
   // The invariants of the file's head comment.
