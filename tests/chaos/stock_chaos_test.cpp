@@ -180,7 +180,7 @@ TEST(StockChaos, ServerKilledAndRestartedUnderIdempotentWrites) {
     while (!done && kills < 8) {
       std::this_thread::sleep_for(std::chrono::milliseconds(200 + random() % 600));
       if (done) break;
-      env.crash_and_restart();
+      env.kill_and_restart();
       chaos.set_port(env.port());
       ++kills;
     }

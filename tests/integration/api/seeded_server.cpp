@@ -57,7 +57,7 @@ void SeededServer::restart() {
   start_server();
 }
 
-void SeededServer::crash_and_restart() {
+void SeededServer::kill_and_restart() {
   server_->kill();
   server_.reset();
   start_server();

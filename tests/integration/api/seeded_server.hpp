@@ -28,8 +28,7 @@ struct VariantRef {
 
 class SeededServer {
  public:
-  // On the shared test cluster, or on the cluster of `cluster_url` (a ThrowawayCluster
-  // the test may stop and start).
+  // On the shared test cluster, or on the cluster of `cluster_url` (a ThrowawayCluster).
   explicit SeededServer(const std::string& cluster_url = "");
   ~SeededServer();
 
@@ -55,9 +54,9 @@ class SeededServer {
 
   // Stops the server (SIGTERM) and starts it again on the same database.
   void restart();
-  // SIGKILL, as a crash would end it, and a new server on the same database (on a new
-  // port: read port() again).
-  void crash_and_restart();
+  // Kills the server (SIGKILL, as a crash would) and starts it again on the same database
+  // (on a new port: read port() again).
+  void kill_and_restart();
   // A new side connection for value(), count() and exec(), after the database restarted.
   void reconnect_sql() { sql_ = db_.connect(); }
 
