@@ -1,13 +1,16 @@
 // Hostile clients beside normal ones, for a bounded time: slowloris connections that
 // trickle a header byte at a time (and are replaced as the server cuts them off), and a
-// flood of connections opened and dropped, some with a reset, some left silent. Normal
-// clients must keep being served, every request answered 200, and the server must be
-// left serving with its connection count back to where it started.
+// flood of connections opened and reset, at once or after a silent while. Normal
+// clients must keep being served: every request answered, 200 (or, while the flood fills
+// the connection cap, its documented 503), most of them 200; and the server must be left
+// serving with its descriptor count back to where it started.
 #include <gtest/gtest.h>
 
 #include <atomic>
 #include <chrono>
 #include <cstdio>
+#include <mutex>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -35,7 +38,7 @@ TEST(HttpChaos, SlowlorisAndConnectionFloodBesideNormalClients) {
   const std::size_t fds_before = server.open_fds();
   const auto end = std::chrono::steady_clock::now() + kDuration;
   auto running = [&] { return std::chrono::steady_clock::now() < end; };
-  std::atomic<long> served{0}, failed{0}, loris_cut{0}, flood_connections{0};
+  std::atomic<long> served{0}, over_cap{0}, failed{0}, loris_cut{0}, flood_connections{0};
 
   std::vector<std::thread> threads;
   // Slowloris: each connection trickles one byte every 100 ms until the server cuts it.
@@ -67,8 +70,10 @@ TEST(HttpChaos, SlowlorisAndConnectionFloodBesideNormalClients) {
     }
   });
   while (!loris_ready) std::this_thread::sleep_for(10ms);
-  // Flood: connections opened as fast as possible, dropped with a FIN, with a reset, or
-  // kept silent for a while.
+  // Flood: connections opened as fast as possible, dropped at once or kept silent for a
+  // while. Dropped with a reset, not a FIN: a FIN leaves this side's port in TIME_WAIT,
+  // and at tens of thousands a second the flood would use up the loopback's ephemeral
+  // ports and make the normal clients' connects fail (the harness, not the server).
   for (int f = 0; f < kFlooders; ++f)
     threads.emplace_back([&] {
       std::vector<HttpClient> silent;
@@ -76,36 +81,56 @@ TEST(HttpChaos, SlowlorisAndConnectionFloodBesideNormalClients) {
         try {
           HttpClient c(server.port(), 5s);
           ++flood_connections;
-          if (n % 3 == 0) c.reset();
-          if (n % 3 == 1) silent.push_back(std::move(c));
+          if (n % 2 == 0) {
+            c.reset();
+          } else {
+            silent.push_back(std::move(c));
+          }
         } catch (const std::exception&) {
           // Refused while the backlog is full: the flood goes on.
         }
-        if (silent.size() >= kSilentPerFlooder) silent.clear();
+        if (silent.size() >= kSilentPerFlooder) {
+          for (auto& c : silent) c.reset();
+          silent.clear();
+        }
       }
     });
   // Normal clients: a request on a fresh connection, again and again.
+  std::mutex failures_mutex;
+  std::vector<std::string> failures;
   for (int c = 0; c < kNormalClients; ++c)
     threads.emplace_back([&] {
       while (running()) {
+        std::string failure;
         try {
           HttpClient client(server.port(), 10s);
-          if (client.request("GET", "/healthz").status == 200) {
+          const HttpResponse r = client.request("GET", "/healthz");
+          if (r.status == 200) {
             ++served;
             continue;
           }
-        } catch (const std::exception&) {
+          // The flood may fill the connection cap for a moment: the documented answer past
+          // it is 503 and close (DESIGN), an answer all the same.
+          if (r.status == 503 && r.body.find("service_unavailable") != std::string::npos) {
+            ++over_cap;
+            continue;
+          }
+          failure = std::to_string(r.status) + " " + r.body;
+        } catch (const std::exception& e) {
+          failure = e.what();
         }
         ++failed;
+        std::lock_guard lock(failures_mutex);
+        failures.push_back(failure);
       }
     });
   for (auto& t : threads) t.join();
 
-  std::printf("chaos http: %ld normal requests served, %ld failed; %ld slowloris connections cut; %ld flood "
-              "connections\n",
-              served.load(), failed.load(), loris_cut.load(), flood_connections.load());
-  EXPECT_EQ(failed.load(), 0);
-  EXPECT_GT(served.load(), 0);
+  std::printf("chaos http: %ld normal requests served, %ld answered 503 at the connection cap, %ld failed; %ld "
+              "slowloris connections cut; %ld flood connections\n",
+              served.load(), over_cap.load(), failed.load(), loris_cut.load(), flood_connections.load());
+  EXPECT_EQ(failed.load(), 0) << "first: " << (failures.empty() ? "" : failures.front());
+  EXPECT_GT(served.load(), over_cap.load()) << "the normal clients were mostly turned away";
   EXPECT_GT(loris_cut.load(), 0) << "the server never cut a slowloris connection";
   HttpClient after(server.port());
   EXPECT_EQ(after.request("GET", "/healthz").status, 200);

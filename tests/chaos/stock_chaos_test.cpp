@@ -34,7 +34,10 @@ using namespace std::chrono_literals;
 using Clock = std::chrono::steady_clock;
 
 constexpr int kClients = 4;
+// Each client goes on until the faults are over, and makes at least this many operations
+// (at most kMaxOperationsPerClient, a bound on the test's length however fast writes are).
 constexpr int kOperationsPerClient = 40;
+constexpr int kMaxOperationsPerClient = 5000;
 // How long one operation may take, retries included, before the test calls it a hang.
 constexpr auto kOperationBound = 60s;
 // How long a key may stay "in progress" before the client gives it up.
@@ -59,28 +62,28 @@ class StockChaos {
   std::string path() const { return variant_.path() + "/stock"; }
   void set_port(std::uint16_t port) { port_ = port; }
 
-  // Runs the clients until each finished its operations, while `fault` runs beside them
-  // (it is told to stop once the clients are done). The faults run on the calling thread:
-  // a server started from a thread that then ends would die with it (PR_SET_PDEATHSIG
-  // follows the forking thread, not the process).
-  void run(const std::function<void(const std::atomic<bool>& done)>& fault) {
-    std::atomic<bool> done{false};
-    std::atomic<int> finished{0};
+  // Runs the clients while `fault` injects its faults, and until each client made at least
+  // kOperationsPerClient operations. The faults run on the calling thread: a server
+  // started from a thread that then ends would die with it (PR_SET_PDEATHSIG follows the
+  // forking thread, not the process).
+  void run(const std::function<void()>& fault) {
+    std::atomic<bool> faults_over{false};
+    std::vector<std::vector<Operation>> per_client(kClients);
     std::vector<std::thread> clients;
-    ops_.resize(kClients * kOperationsPerClient);
     for (int c = 0; c < kClients; ++c)
-      clients.emplace_back([this, c, &finished, &done] {
+      clients.emplace_back([this, c, &faults_over, &mine = per_client[static_cast<std::size_t>(c)]] {
         std::mt19937 random(static_cast<unsigned>(c) * 7919u + 17u);
-        for (int i = 0; i < kOperationsPerClient; ++i) {
-          Operation& op = ops_[static_cast<std::size_t>(c * kOperationsPerClient + i)];
+        for (int i = 0; i < kMaxOperationsPerClient && (i < kOperationsPerClient || !faults_over); ++i) {
+          Operation& op = mine.emplace_back();
           op.key = run_ + "-" + std::to_string(c) + "-" + std::to_string(i);
           op.delta = static_cast<int>(random() % 5) + 1;
           perform(op);
         }
-        if (++finished == kClients) done = true;
       });
-    fault(done);
+    fault();
+    faults_over = true;
     for (auto& t : clients) t.join();
+    for (auto& mine : per_client) ops_.insert(ops_.end(), mine.begin(), mine.end());
   }
 
   // The invariants of the file's head comment.
@@ -174,19 +177,16 @@ class StockChaos {
 TEST(StockChaos, ServerKilledAndRestartedUnderIdempotentWrites) {
   SeededServer env;
   StockChaos chaos(env, "kill");
-  int kills = 0;
-  chaos.run([&](const std::atomic<bool>& done) {
+  constexpr int kKills = 8;
+  chaos.run([&] {
     std::mt19937 random(42);
-    while (!done && kills < 8) {
+    for (int kill = 0; kill < kKills; ++kill) {
       std::this_thread::sleep_for(std::chrono::milliseconds(200 + random() % 600));
-      if (done) break;
       env.kill_and_restart();
       chaos.set_port(env.port());
-      ++kills;
     }
   });
-  std::printf("chaos kill: %d SIGKILLs of the server\n", kills);
-  EXPECT_GE(kills, 1);
+  std::printf("chaos kill: %d SIGKILLs of the server\n", kKills);
   chaos.check();
 }
 
@@ -194,20 +194,17 @@ TEST(StockChaos, DatabaseRestartedUnderIdempotentWrites) {
   ThrowawayCluster cluster;
   SeededServer env(cluster.url());
   StockChaos chaos(env, "pgrestart");
-  int restarts = 0;
-  chaos.run([&](const std::atomic<bool>& done) {
+  constexpr int kRestarts = 3;
+  chaos.run([&] {
     std::mt19937 random(7);
-    while (!done && restarts < 3) {
+    for (int restart = 0; restart < kRestarts; ++restart) {
       std::this_thread::sleep_for(std::chrono::milliseconds(300 + random() % 700));
-      if (done) break;
       cluster.stop();
       std::this_thread::sleep_for(std::chrono::milliseconds(100 + random() % 400));
       cluster.start();
-      ++restarts;
     }
   });
-  std::printf("chaos pgrestart: %d PostgreSQL restarts\n", restarts);
-  EXPECT_GE(restarts, 1);
+  std::printf("chaos pgrestart: %d PostgreSQL restarts\n", kRestarts);
   // The side connection died with the first restart.
   env.reconnect_sql();
   chaos.check();
