@@ -1,8 +1,7 @@
 #include "admin/validate.hpp"
 
 #include "admin/errors.hpp"
-
-#include <regex>
+#include "common/regex.hpp"
 
 namespace storeapi::admin {
 

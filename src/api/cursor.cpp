@@ -1,7 +1,6 @@
 #include "api/cursor.hpp"
 
 #include <algorithm>
-#include <cstring>
 #include <stdexcept>
 
 #include "common/crypto.hpp"
@@ -77,7 +76,9 @@ void CursorBinding::add(std::optional<std::string_view> text) {
   put(text ? 1 : 0);
   const auto length = static_cast<std::uint32_t>(value.size());
   for (int shift = 24; shift >= 0; shift -= 8) put(static_cast<std::uint8_t>(length >> shift));
-  std::memcpy(bytes_.data() + size_, value.data(), value.size());
+  // std::copy, not memcpy: an absent filter's view has a null data() (memcpy's arguments
+  // must not be null even for size 0; UBSan reports it).
+  std::copy(value.begin(), value.end(), bytes_.begin() + static_cast<std::ptrdiff_t>(size_));
   size_ += value.size();
 }
 

@@ -1,5 +1,7 @@
 #include "auth/authenticator.hpp"
 
+#include <charconv>
+
 #include "auth/api_key.hpp"
 #include "auth/store_body.hpp"
 #include "metrics/registry.hpp"
@@ -25,9 +27,23 @@ http::ScopeSet parse_scopes(std::string_view list) {
 
 }  // namespace
 
+// Epoch microseconds computed by PostgreSQL: an integer, whatever the session's TimeZone
+// and DateStyle (a pooler may drop the ones the connection asked for). Text that is not
+// an integer cannot come from that expression; it counts as expired at the epoch rather
+// than as "never expires", so that no reading of the column fails open.
+std::optional<timefmt::Micros> key_expiry(const db::Result& r, int row) {
+  if (r.is_null(row, kExpiresAtColumn)) return std::nullopt;
+  const std::string_view text = r.text(row, kExpiresAtColumn);
+  timefmt::Micros micros = 0;
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), micros);
+  if (error != std::errc() || end != text.data() + text.size()) return timefmt::Micros{0};
+  return micros;
+}
+
 const db::Statement kKeyByHash{
     "auth_key_by_hash",
-    "select k.id, k.store_id, k.name, k.prefix, array_to_string(k.scopes, ','), k.expires_at,"
+    "select k.id, k.store_id, k.name, k.prefix, array_to_string(k.scopes, ','),"
+    "       (extract(epoch from k.expires_at) * 1000000)::int8,"
     "       k.revoked_at is not null, s.name, s.slug, s.url, s.currency, s.locale, s.plan,"
     "       coalesce(s.rate_limit_rpm, (api.plan_limits(s.plan)).rpm)"
     "  from api_keys k join stores s on s.id = k.store_id"
@@ -74,7 +90,7 @@ runtime::task<const KeyRecord*> Authenticator::load(const crypto::Sha256& hash, 
   record.key_id = Uuid::parse(r.text(0, 0)).value_or(Uuid{});
   record.store_id = Uuid::parse(r.text(0, 1)).value_or(Uuid{});
   record.scopes = parse_scopes(r.text(0, 4));
-  if (!r.is_null(0, 5)) record.expires_at = timefmt::parse_pg_timestamptz(r.text(0, 5));
+  record.expires_at = key_expiry(r, 0);
   record.revoked = r.boolean(0, 6);
   record.plan_allows_api = r.text(0, 12) != "free";
   record.rate_per_minute = r.int64(0, 13);

@@ -5,6 +5,7 @@
 // includes the API (403 plan_required) → rate limit (429). A warm key costs one SHA-256,
 // one hash-map lookup and one compare-and-swap.
 #include <array>
+#include <optional>
 #include <chrono>
 #include <memory>
 #include <string>
@@ -14,7 +15,9 @@
 #include "auth/rate_limiter.hpp"
 #include "auth/shared_rate_limit.hpp"
 #include "common/uuid.hpp"
+#include "common/time.hpp"
 #include "db/pool.hpp"
+#include "db/result.hpp"
 #include "db/statement.hpp"
 #include "http/request.hpp"
 #include "http/scopes.hpp"
@@ -55,6 +58,12 @@ struct AuthResult {
 
 // The statement the authenticator needs prepared on every pooled connection.
 extern const db::Statement kKeyByHash;
+
+// A key row's expiry (column kExpiresAtColumn of kKeyByHash's result), nullopt for a key
+// that never expires. Whatever the column holds, the answer never makes an expiring key
+// live forever.
+inline constexpr int kExpiresAtColumn = 5;
+std::optional<timefmt::Micros> key_expiry(const db::Result& r, int row);
 
 class Authenticator {
  public:

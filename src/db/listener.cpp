@@ -20,8 +20,8 @@ constexpr std::chrono::milliseconds kStatementTimeout{10'000};  // it runs nothi
 
 }  // namespace
 
-Listener::Listener(std::string url, std::string channel, OnNotify on_notify)
-    : url_(std::move(url)), channel_(std::move(channel)), on_notify_(std::move(on_notify)) {}
+Listener::Listener(std::string url, std::string channel, OnNotify on_notify, ListenerOptions options)
+    : url_(std::move(url)), channel_(std::move(channel)), on_notify_(std::move(on_notify)), options_(options) {}
 
 void Listener::start() { runtime::spawn(drive()); }
 
@@ -53,16 +53,29 @@ runtime::task<bool> Listener::listen_once() {
   if (!PQsendQuery(conn, sql.c_str())) co_return false;
 
   bool confirmed = false;
+  bool pinged = false;  // an empty query is out and its answer still to come
   for (;;) {
     if (PQflush(conn) < 0) break;
-    if (!co_await await_socket(conn, POLLIN, nullptr)) break;
+    // Until LISTEN is confirmed, and after a ping, the server owes an answer.
+    const auto until = runtime::Clock::now() + (confirmed && !pinged ? options_.idle_before_ping : options_.ping_timeout);
+    const auto deadline = runtime::Deadline::at(until);
+    if (!co_await await_socket(conn, POLLIN, &deadline)) {
+      if (!confirmed || pinged || runtime::Clock::now() < until) break;  // no answer, or a socket error
+      if (!PQsendQuery(conn, "")) break;
+      pinged = true;
+      continue;
+    }
     if (!PQconsumeInput(conn)) break;
     while (!PQisBusy(conn)) {
       PGresult* r = PQgetResult(conn);
       if (!r) break;
-      bool ok = PQresultStatus(r) == PGRES_COMMAND_OK;
+      const ExecStatusType status = PQresultStatus(r);
       PQclear(r);
-      if (!ok) co_return false;
+      if (status == PGRES_EMPTY_QUERY) {
+        pinged = false;
+        continue;
+      }
+      if (status != PGRES_COMMAND_OK) co_return false;
       if (!confirmed) {
         confirmed = true;
         listening_ = true;

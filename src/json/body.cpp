@@ -109,7 +109,11 @@ std::optional<BodyError> BodyParser::parse(std::string_view body, std::size_t re
     }
 
     // The first unknown, repeated or mistyped field in document order is reported.
-    for (const auto [key, value] : object) {
+    // A plain member, not a structured binding: clang before 16 cannot capture a binding
+    // in the lambda below, and the fuzz targets are built with Debian's clang-14.
+    for (const auto member : object) {
+      const std::string_view key = member.key;
+      const simdjson::dom::element value = member.value;
       const auto field = std::find_if(fields.begin(), fields.end(), [&](const Field& f) { return f.name == key; });
       if (field == fields.end()) {
         return field_error(BodyErrorKind::parameter_unknown, key, "This endpoint does not take this field.");

@@ -1,8 +1,7 @@
 // storeapi-admin key create / revoke / list.
 #include "admin_fixture.hpp"
 #include "common/crypto.hpp"
-
-#include <regex>
+#include "common/regex.hpp"
 
 namespace storeapi::testing {
 namespace {

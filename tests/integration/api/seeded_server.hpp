@@ -55,8 +55,11 @@ class SeededServer {
 
   // Stops the server (SIGTERM) and starts it again on the same database.
   void restart();
-  // Kills the server (SIGKILL, as a crash would) and starts it again on the same database.
+  // Kills the server (SIGKILL, as a crash would) and starts it again on the same database
+  // (on a new port: read port() again).
   void kill_and_restart();
+  // A new side connection for value(), count() and exec(), after the database restarted.
+  void reconnect_sql() { sql_ = db_.connect(); }
 
   // SQL on the side connection, with $1... parameters. value(): the first column of the
   // first row, "<null>" for SQL null; throws when there is no row.

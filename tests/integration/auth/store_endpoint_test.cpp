@@ -3,11 +3,11 @@
 // null or RFC 3339 with milliseconds), and never the full key; no query parameters.
 #include <simdjson.h>
 
-#include <regex>
 #include <set>
 #include <string>
 #include <vector>
 
+#include "common/regex.hpp"
 #include "integration/auth/auth_fixture.hpp"
 
 namespace storeapi::testing {

@@ -1,9 +1,9 @@
 // The real server over real sockets: keep-alive, pipelining, HTTP/1.0, HEAD, framing.
 #include <gtest/gtest.h>
 
-#include <regex>
 #include <set>
 
+#include "common/regex.hpp"
 #include "healthz.hpp"
 #include "support/http_client.hpp"
 #include "support/server_process.hpp"

@@ -1,11 +1,11 @@
 #include <gtest/gtest.h>
 
-#include <regex>
 #include <set>
 #include <string>
 
 #include "api/endpoints.hpp"
 #include "api/statements.hpp"
+#include "common/regex.hpp"
 
 using namespace storeapi;
 using namespace storeapi::api;

@@ -3,10 +3,11 @@
 
 #include <gtest/gtest.h>
 
-#include <regex>
 #include <set>
 #include <string>
 #include <thread>
+
+#include "common/regex.hpp"
 
 namespace storeapi::http {
 namespace {

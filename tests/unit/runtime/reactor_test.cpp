@@ -247,5 +247,29 @@ TEST(Reactor, MoreOperationsThanSubmissionEntries) {
   EXPECT_EQ(reactor.cq_overflow(), 0u);  // no completion was dropped on the way
 }
 
+// Far more completions than the completion queue holds, all submitted by one handler that
+// never yields (so nothing reaps in between): get_sqe must keep submitting rather than
+// spin on -EBUSY, and every completion must still be delivered, none dropped.
+TEST(Reactor, SubmitsMoreCompletionsThanTheQueueHoldsWithoutReaping) {
+  Reactor reactor(0, {.sq_entries = 8});  // completion queue: 64 entries
+  constexpr int kOperations = 64 * 50;
+  struct Counter : Completion {
+    int delivered = 0;
+  } counter{{[](Completion* self, int, unsigned) { ++static_cast<Counter*>(self)->delivered; }}};
+  std::atomic<bool> submitted{false};
+  bool all_delivered = run_task(reactor, [&]() -> task<bool> {
+    for (int i = 0; i < kOperations; ++i) {
+      io_uring_sqe* sqe = reactor.get_sqe();
+      io_uring_prep_nop(sqe);
+      io_uring_sqe_set_data(sqe, &counter);
+    }
+    submitted = true;
+    co_return co_await wait_until([&] { return counter.delivered == kOperations; });
+  }());
+  EXPECT_TRUE(submitted);
+  EXPECT_TRUE(all_delivered) << counter.delivered << " of " << kOperations;
+  EXPECT_EQ(reactor.cq_overflow(), 0u);
+}
+
 }  // namespace
 }  // namespace storeapi::runtime

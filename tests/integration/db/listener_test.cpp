@@ -1,0 +1,85 @@
+// The LISTEN connection when its database stops answering without closing the connection
+// (every process of the cluster SIGSTOPped: what a network partition or a frozen host
+// looks like from here). The listener must notice within its ping timeout and listen
+// again once the database answers, reporting "*" so that caches start over.
+#include <gtest/gtest.h>
+#include <libpq-fe.h>
+
+#include <chrono>
+#include <string>
+#include <vector>
+
+#include "db/listener.hpp"
+#include "runtime/io.hpp"
+#include "support/run_task.hpp"
+#include "support/throwaway_cluster.hpp"
+
+namespace storeapi::testing {
+namespace {
+
+using namespace std::chrono_literals;
+
+// Awaits `condition`, checking every 10 ms; false if it did not hold within `limit`.
+template <class Condition>
+runtime::task<bool> within(std::chrono::milliseconds limit, Condition condition) {
+  const auto deadline = runtime::Clock::now() + limit;
+  while (!condition()) {
+    if (runtime::Clock::now() > deadline) co_return false;
+    co_await runtime::sleep_for(10ms);
+  }
+  co_return true;
+}
+
+void notify(const std::string& url, const std::string& channel, const std::string& payload) {
+  PGconn* conn = PQconnectdb(url.c_str());
+  ASSERT_EQ(PQstatus(conn), CONNECTION_OK) << PQerrorMessage(conn);
+  PGresult* r = PQexec(conn, ("select pg_notify('" + channel + "', '" + payload + "')").c_str());
+  EXPECT_EQ(PQresultStatus(r), PGRES_TUPLES_OK) << PQerrorMessage(conn);
+  PQclear(r);
+  PQfinish(conn);
+}
+
+TEST(DbListener, GivesUpAConnectionThatStopsAnsweringAndListensAgain) {
+  ThrowawayCluster cluster;
+  const std::string channel = "listener_test";
+  std::vector<std::string> received;
+  run_on_reactor([&]() -> runtime::task<void> {
+    db::Listener listener(cluster.url(), channel, [&](std::string_view p) { received.emplace_back(p); },
+                          {.idle_before_ping = 200ms, .ping_timeout = 500ms});
+    listener.start();
+    EXPECT_TRUE(co_await within(30s, [&] { return listener.listening(); }));
+    cluster.freeze();
+    // Without the ping it would wait on the silent socket for ever.
+    EXPECT_TRUE(co_await within(15s, [&] { return !listener.listening(); }));
+    cluster.thaw();
+    EXPECT_TRUE(co_await within(30s, [&] { return listener.listening(); }));
+    notify(cluster.url(), channel, "key:after");
+    EXPECT_TRUE(co_await within(30s, [&] { return received.size() >= 3; }));
+  });
+  cluster.thaw();  // in case a failed expectation left it frozen
+  ASSERT_EQ(received.size(), 3u);
+  EXPECT_EQ(received[0], "*");
+  EXPECT_EQ(received[1], "*");  // once per connection: what was sent meanwhile is lost
+  EXPECT_EQ(received[2], "key:after");
+}
+
+TEST(DbListener, KeepsAQuietButHealthyConnection) {
+  ThrowawayCluster cluster;
+  const std::string channel = "listener_quiet";
+  std::vector<std::string> received;
+  run_on_reactor([&]() -> runtime::task<void> {
+    db::Listener listener(cluster.url(), channel, [&](std::string_view p) { received.emplace_back(p); },
+                          {.idle_before_ping = 50ms, .ping_timeout = 5'000ms});
+    listener.start();
+    EXPECT_TRUE(co_await within(30s, [&] { return listener.listening(); }));
+    co_await runtime::sleep_for(1s);  // many pings, each answered
+    notify(cluster.url(), channel, "key:quiet");
+    EXPECT_TRUE(co_await within(30s, [&] { return received.size() >= 2; }));
+  });
+  ASSERT_EQ(received.size(), 2u);
+  EXPECT_EQ(received[0], "*");  // never reconnected
+  EXPECT_EQ(received[1], "key:quiet");
+}
+
+}  // namespace
+}  // namespace storeapi::testing
