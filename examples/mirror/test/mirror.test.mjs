@@ -86,7 +86,7 @@ test('the mirror equals the full listing after concurrent writes, and verifies w
   // Quick retries: a delivery that meets a closing keep-alive connection is sent again soon.
   const dispatcher = start(join(build, 'storeapi-dispatch'), [], {
     STOREAPI_DATABASE_URL: dbUrl, STOREAPI_WEBHOOK_RETRY_SCHEDULE: '1,1,1,1,1' });
-  const writer = start(process.execPath, [join(here, 'writer.mjs'), '--base', base, '--key', key, '--seconds', '4']);
+  const writer = start(process.execPath, [join(here, 'writer.mjs'), '--base', base, '--key', key, '--seconds', '4', '--min-writes', '20']);
   assert.equal(await writer.exited, 0, writer.lines.join('\n'));
   const writes = json(await writer.wait((l) => json(l).writes !== undefined, 'write count')).writes;
   assert.ok(writes > 10, `only ${writes} writes`);

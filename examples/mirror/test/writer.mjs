@@ -1,13 +1,15 @@
 #!/usr/bin/env node
-// The writer of the mirror test: for --seconds, moves orders along their fulfillment
+// The writer of the mirror test: for --seconds, and until at least --min-writes succeeded
+// (a loaded machine writes slowly; 120 s bound that), moves orders along their fulfillment
 // steps, changes prices and stock, and accepts or cancels bookings, through the API.
 // Prints {"writes": N} — the successful writes, each of which fired one webhook event.
-//   node writer.mjs --base URL --key KEY --seconds 4
+//   node writer.mjs --base URL --key KEY --seconds 4 --min-writes 20
 import { parseArgs } from 'node:util';
 import { apiClient, listAll } from '../sync.mjs';
 
 const { values: options } = parseArgs({
-  options: { base: { type: 'string' }, key: { type: 'string' }, seconds: { type: 'string', default: '4' } },
+  options: { base: { type: 'string' }, key: { type: 'string' }, seconds: { type: 'string', default: '4' },
+             'min-writes': { type: 'string', default: '0' } },
 });
 const client = apiClient(options.base, options.key);
 
@@ -31,8 +33,10 @@ const bookings = [];
 for await (const booking of listAll(client, '/v1/bookings', {})) bookings.push(booking);
 
 let writes = 0;
-const until = Date.now() + Number(options.seconds) * 1000;
-while (Date.now() < until) {
+const started = Date.now();
+const until = started + Number(options.seconds) * 1000;
+const minWrites = Number(options['min-writes']);
+while ((Date.now() < until || writes < minWrites) && Date.now() < started + 120000) {
   const kind = pick(['fulfillment', 'price', 'stock', 'booking']);
   let response;
   if (kind === 'fulfillment') {
