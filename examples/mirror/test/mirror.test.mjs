@@ -99,7 +99,10 @@ test('the mirror equals the full listing after concurrent writes, and verifies w
                     `${events} verified events`, 120000);
   // The events the writes fired, as the dispatcher sent them, against the document's webhooks.
   const document = new ExchangeValidator(readFileSync(new URL('../../../openapi/storeapi.yaml', import.meta.url), 'utf8'));
-  const payloads = execFileSync('psql', [dbUrl, '-Atc', 'select payload::text from events']).toString().trim().split('\n');
+  // Every payload at once: a quiet machine's writer fires hundreds of events (a few KB each),
+  // beyond execFileSync's default 1 MiB of output.
+  const payloads = execFileSync('psql', [dbUrl, '-Atc', 'select payload::text from events'], { maxBuffer: 1 << 30 })
+    .toString().trim().split('\n');
   assert.equal(payloads.length, events);
   for (const payload of payloads) assert.deepEqual(document.checkWebhookPayload(payload), []);
   const forged = await fetch(`http://127.0.0.1:${port}/hooks`, {
