@@ -4,9 +4,9 @@
 // per request with the trace id of its traceparent, never the key.
 #include <gtest/gtest.h>
 
-#include <regex>
 #include <simdjson.h>
 
+#include "common/regex.hpp"
 #include "integration/auth/auth_fixture.hpp"
 #include "support/metrics_scrape.hpp"
 #include "support/poll.hpp"

@@ -13,12 +13,11 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
-#include <regex>
 
+#include "common/regex.hpp"
 #include "integration/auth/auth_fixture.hpp"
 #include "support/dispatcher_process.hpp"
 #include "support/poll.hpp"
-
 
 namespace storeapi::testing {
 namespace {
