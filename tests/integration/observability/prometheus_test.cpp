@@ -17,23 +17,11 @@
 #include "common/regex.hpp"
 #include "integration/auth/auth_fixture.hpp"
 #include "support/dispatcher_process.hpp"
+#include "support/free_port.hpp"
 #include "support/poll.hpp"
 
 namespace storeapi::testing {
 namespace {
-
-// A port the kernel had free a moment ago (Prometheus takes no port 0).
-std::uint16_t free_port() {
-  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t len = sizeof a;
-  ::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a);
-  ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len);
-  ::close(fd);
-  return ntohs(a.sin_port);
-}
 
 class Prometheus {
  public:
