@@ -31,7 +31,7 @@ language sql stable as $$
   select nullif(current_setting('storeapi.trace_id', true), '')
 $$;
 
--- The outbox row of a write's event, in DESIGN's payload shape. Call it inside the
+-- The outbox row of a write's event, in docs/DESIGN.md's payload shape. Call it inside the
 -- write's transaction; wake the dispatchers after the commit (api.wake_dispatchers).
 create or replace function api.emit_event(p_store uuid, p_type text, p_object jsonb,
                                p_previous_attributes jsonb default '{}')

@@ -1,4 +1,4 @@
-// POST /v1/orders/{id}/fulfillment: moves the order along DESIGN's fulfillment
+// POST /v1/orders/{id}/fulfillment: moves the order along docs/DESIGN.md's fulfillment
 // transitions (checked in api.fulfill_order), optionally with tracking details.
 #include "api/endpoints.hpp"
 #include "api/validators.hpp"

@@ -1,6 +1,6 @@
 #pragma once
 // What every write endpoint shares (docs/DECISIONS.md, "Writes" and "Idempotency"): the
-// validation in DESIGN's order — the query string (writes take no parameters), 415,
+// validation in docs/DESIGN.md's order — the query string (writes take no parameters), 415,
 // invalid_json, unknown / repeated / mistyped / missing fields, the endpoint's value
 // rules, then the Idempotency-Key's format — the idempotency flow around the endpoint's
 // SQL function, and the answer. An endpoint is its fields, its value rules and the

@@ -5,6 +5,7 @@
 #include <string_view>
 #include <vector>
 
+#include "common/ascii.hpp"
 #include "http/method.hpp"
 
 namespace storeapi::http {
@@ -34,6 +35,7 @@ struct Request {
   std::string_view header(std::string_view name, bool* found = nullptr) const noexcept;
 };
 
-bool iequals(std::string_view a, std::string_view b) noexcept;
+// Header names and values compare in ASCII only (common/ascii.hpp).
+using ascii::iequals;
 
 }  // namespace storeapi::http
