@@ -29,7 +29,8 @@ std::optional<Rejection> check(FieldValues v) {
 
 void add(db::Unit& unit, const Context& ctx, FieldValues v, db::Param key, db::Param fingerprint) {
   unit.add(kFulfillOrder,
-           {ctx.caller.store(), ctx.match.id, v[0].text, optional_text(v[1]), optional_text(v[2]), key, fingerprint});
+           {ctx.caller.store(), ctx.match.id, v[0].text, optional_text(v[1]), optional_text(v[2]), key, fingerprint,
+            ctx.req.trace_id});
 }
 
 }  // namespace

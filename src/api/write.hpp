@@ -45,7 +45,8 @@ struct WriteEndpoint {
   // it has none.
   Check check;
   // Adds the endpoint's statement (api/write_statements.hpp) to `unit`, with `key` and the
-  // request's `fingerprint` (SQL null without an Idempotency-Key) as its last two parameters.
+  // request's `fingerprint` (SQL null without an Idempotency-Key) and its trace id
+  // (ctx.req.trace_id) as its last three parameters.
   Add add;
 };
 
