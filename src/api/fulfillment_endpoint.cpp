@@ -15,13 +15,13 @@ constexpr json::Field kFields[] = {
     {"tracking_carrier", json::FieldType::string},
 };
 
-std::optional<Rejection> check(FieldValues v) {
+std::optional<InvalidRequest> check(FieldValues v) {
   if (!is_one_of(v[0].text, kFulfillmentStatuses)) {
-    return Rejection{ErrorCode::parameter_invalid, kFields[0].name, OneOfMessage<kFulfillmentStatuses>::text};
+    return InvalidRequest{ErrorCode::parameter_invalid, kFields[0].name, OneOfMessage<kFulfillmentStatuses>::text};
   }
   for (std::size_t i : {1, 2}) {
     if (v[i].present && !length_between(v[i].text, 1, 100)) {
-      return Rejection{ErrorCode::parameter_invalid, kFields[i].name, "Expected 1 to 100 characters."};
+      return InvalidRequest{ErrorCode::parameter_invalid, kFields[i].name, "Expected 1 to 100 characters."};
     }
   }
   return std::nullopt;

@@ -12,23 +12,23 @@
 namespace storeapi::api {
 namespace {
 
-std::optional<Rejection> validate(Context& ctx, const WriteEndpoint& endpoint, std::span<json::FieldValue> values) {
+std::optional<InvalidRequest> validate(Context& ctx, const WriteEndpoint& endpoint, std::span<json::FieldValue> values) {
   // An empty body is {} whatever its type says; a body needs to say it is JSON.
   if (!ctx.req.body.empty()) {
     bool found = false;
     std::string_view type = ctx.req.header("content-type", &found);
-    if (!found || !is_json_media_type(type)) return Rejection{ErrorCode::unsupported_media_type, std::nullopt, {}};
+    if (!found || !is_json_media_type(type)) return InvalidRequest{ErrorCode::unsupported_media_type, std::nullopt, {}};
   }
   if (auto error = ctx.services.body_parser.parse(ctx.req.body, ctx.req.body.size() + http::Request::kBodyPadding,
                                                    endpoint.fields, values)) {
-    return Rejection{error_code(error->kind), error->param, error->message};
+    return InvalidRequest{error_code(error->kind), error->param, error->message};
   }
   return endpoint.check ? endpoint.check(values) : std::nullopt;
 }
 
 // How a rejection is kept under its key: {"code","param","message"}, wrapped into the
 // error envelope (with the answering request's id) whenever it is answered.
-std::string stored_error(const Rejection& r) {
+std::string stored_error(const InvalidRequest& r) {
   std::string body;
   json::Writer w(body);
   w.begin_object().key("code").string(error_info(r.code).name).key("param");
@@ -107,7 +107,7 @@ runtime::task<void> finish(Context& ctx, db::Unit& unit) {
 
 // A rejection is answered, and stored under the key when the request has a valid one
 // (the spec keeps every 4xx); the key is bound to the raw body then.
-runtime::task<void> reject(Context& ctx, const IdempotencyKey& key, const Rejection& rejection) {
+runtime::task<void> reject(Context& ctx, const IdempotencyKey& key, const InvalidRequest& rejection) {
   if (key.state != IdempotencyKey::State::valid) {
     fail(ctx, rejection.code, rejection.param, rejection.message);
     co_return;
@@ -129,7 +129,7 @@ runtime::task<void> run_write(Context& ctx, WriteEndpoint endpoint) {
   std::array<json::FieldValue, kMaxWriteFields> storage;
   const std::span<json::FieldValue> values = std::span(storage).first(endpoint.fields.size());
   const IdempotencyKey key = read_idempotency_key(ctx.req);
-  if (std::optional<Rejection> rejection = validate(ctx, endpoint, values)) {
+  if (std::optional<InvalidRequest> rejection = validate(ctx, endpoint, values)) {
     co_await reject(ctx, key, *rejection);
     co_return;
   }

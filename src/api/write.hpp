@@ -17,8 +17,9 @@
 
 namespace storeapi::api {
 
-// A request refused during validation.
-struct Rejection {
+// A request refused during validation (400 or 415), before the database is asked. Not
+// to be confused with http::Rejection, the HTTP layer's refusals before any handler.
+struct InvalidRequest {
   ErrorCode code;
   std::optional<std::string_view> param;
   std::string_view message;  // static text; empty for the catalogue's
@@ -30,7 +31,7 @@ using FieldValues = std::span<const json::FieldValue>;
 inline constexpr std::size_t kMaxWriteFields = 4;
 
 struct WriteEndpoint {
-  using Check = std::optional<Rejection> (*)(FieldValues values);
+  using Check = std::optional<InvalidRequest> (*)(FieldValues values);
   using Add = void (*)(db::Unit& unit, const Context& ctx, FieldValues values, db::Param key, db::Param fingerprint);
 
   // consteval: endpoints are made of constants, so one with more fields than

@@ -20,8 +20,8 @@ constexpr json::Field kFields[] = {
     {"quantity", json::FieldType::int32},
 };
 
-std::optional<Rejection> check(FieldValues v) {
-  if (v[0].text != "set") return Rejection{ErrorCode::parameter_invalid, "mode", "Expected set."};
+std::optional<InvalidRequest> check(FieldValues v) {
+  if (v[0].text != "set") return InvalidRequest{ErrorCode::parameter_invalid, "mode", "Expected set."};
   return std::nullopt;
 }
 
