@@ -22,14 +22,25 @@ db::PoolOptions pool_options(const app::Config& config) {
   return o;
 }
 
+// The scripts of the core's Redis connection, by index.
+enum RedisScript : std::size_t { gcra, record_write_position };
+
 std::unique_ptr<redis::Client> redis_client(const app::Config& config, bool reports_outages) {
   if (!config.redis) return nullptr;
   return std::make_unique<redis::Client>(redis::ClientOptions{
       .endpoint = *config.redis,
-      .script = auth::kGcraScript,
+      .scripts = {auth::kGcraScript, kRecordWritePositionScript},
       .timeout = config.redis_timeout,
       .report_outages = reports_outages,
   });
+}
+
+std::unique_ptr<db::Standbys> standbys(const app::Config& config) {
+  if (config.replica_urls.empty()) return nullptr;
+  return std::make_unique<db::Standbys>(
+      db::StandbyOptions{
+          .urls = config.replica_urls, .poll = config.replica_poll, .statement_timeout = config.db_timeout},
+      statements());
 }
 
 std::optional<ErrorCode> auth_error(auth::AuthStatus status) {
@@ -66,19 +77,23 @@ void fail(http::Response& res, std::string_view request_id, ErrorCode code, std:
   if (code == ErrorCode::service_unavailable) res.add_header("Retry-After", std::int64_t{1});
 }
 
-Application::Application(const app::Config& config, auth::RateLimiter& limiter, bool reports_outages)
+Application::Application(const app::Config& config, auth::RateLimiter& limiter, db::WritePositions& positions,
+                         bool reports_outages)
     : config_(config),
       pool_(pool_options(config), statements()),
       redis_(redis_client(config, reports_outages)),
-      shared_limit_(redis_ ? std::make_unique<auth::SharedRateLimit>(*redis_) : nullptr),
+      shared_limit_(redis_ ? std::make_unique<auth::SharedRateLimit>(*redis_, RedisScript::gcra) : nullptr),
+      standbys_(standbys(config)),
+      router_(pool_, standbys_.get(), redis_.get(), RedisScript::record_write_position, &positions),
       authenticator_(pool_, keys_, limiter, shared_limit_.get()),
       dispatcher_wake_(pool_),
       cursor_secret_(config.secret),
-      services_{config_, pool_, body_parser_, query_, dispatcher_wake_, cursor_secret_} {}
+      services_{config_, pool_, router_, body_parser_, query_, dispatcher_wake_, cursor_secret_} {}
 
 void Application::start() {
   pool_.start();
   if (redis_) redis_->start();
+  if (standbys_) standbys_->start();
   if (cursor_secret_.empty()) runtime::spawn(load_cursor_secret(pool_, cursor_secret_));
 }
 

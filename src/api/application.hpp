@@ -6,11 +6,14 @@
 #include <string_view>
 
 #include "api/context.hpp"
+#include "api/read_router.hpp"
 #include "app/config.hpp"
 #include "auth/authenticator.hpp"
 #include "auth/key_cache.hpp"
 #include "auth/rate_limiter.hpp"
 #include "db/pool.hpp"
+#include "db/standbys.hpp"
+#include "db/write_positions.hpp"
 #include "http/handler.hpp"
 #include "json/body.hpp"
 #include "redis/client.hpp"
@@ -20,8 +23,10 @@ namespace storeapi::api {
 class Application final : public http::Handler {
  public:
   // `reports_outages`: this core's Redis connection says when Redis goes and comes back
-  // (one core per process, so an outage is logged once).
-  Application(const app::Config& config, auth::RateLimiter& limiter, bool reports_outages);
+  // (one core per process, so an outage is logged once). `positions`: the process's
+  // stores' write positions, used with standbys and without Redis (api/read_router.hpp).
+  Application(const app::Config& config, auth::RateLimiter& limiter, db::WritePositions& positions,
+              bool reports_outages);
 
   // On the owning core's thread, inside its reactor: connects the database pool (and
   // reads the fleet's cursor secret unless STOREAPI_SECRET gave one).
@@ -56,6 +61,8 @@ class Application final : public http::Handler {
   db::Pool pool_;
   std::unique_ptr<redis::Client> redis_;                // fleet mode only
   std::unique_ptr<auth::SharedRateLimit> shared_limit_;  // likewise
+  std::unique_ptr<db::Standbys> standbys_;              // with STOREAPI_REPLICA_URLS only
+  ReadRouter router_;
   auth::KeyCache keys_;
   auth::Authenticator authenticator_;
   json::BodyParser body_parser_;

@@ -6,6 +6,7 @@
 
 #include "api/dispatcher_wake.hpp"
 #include "api/errors.hpp"
+#include "api/read_router.hpp"
 #include "app/config.hpp"
 #include "auth/authenticator.hpp"
 #include "db/pool.hpp"
@@ -22,6 +23,7 @@ namespace storeapi::api {
 struct Services {
   const app::Config& config;
   db::Pool& pool;
+  ReadRouter& router;  // where a request's units run: a standby or the primary
   json::BodyParser& body_parser;
   http::Query& query;
   DispatcherWake& dispatcher_wake;
@@ -46,8 +48,10 @@ inline void fail(Context& ctx, ErrorCode code, std::optional<std::string_view> p
   fail(ctx.res, ctx.req.request_id, code, param, message);
 }
 
-// Runs a unit of this request on the core's pool; its database time counts against the
-// request's database stages, not its render stage (metrics/stage_timing.hpp).
+// Runs a unit of this request: a GET's on a standby that has replayed the store's last
+// write (else the primary), anything else on the primary, recording the store's write
+// position (api/read_router.hpp). Its database time counts against the request's
+// database stages, not its render stage (metrics/stage_timing.hpp).
 runtime::task<db::Outcome> run_unit(Context& ctx, db::Unit& unit);
 
 // The database could not run a unit: 503 (unreachable or overloaded).
