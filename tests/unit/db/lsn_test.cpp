@@ -17,7 +17,7 @@ TEST(Lsn, ParsesPostgresText) {
 }
 
 TEST(Lsn, FixedWidthTextRoundTripsAndSortsLikeThePositions) {
-  const std::uint64_t positions[] = {0, 0xF, 0x10, 0x16B374D848, 0x1000000000, ~std::uint64_t{0}};
+  const std::uint64_t positions[] = {0, 0xF, 0x10, 0x1000000000, 0x16B374D848, ~std::uint64_t{0}};
   for (std::uint64_t p : positions) {
     EXPECT_EQ(fixed_width_lsn(p).size(), 16u);
     EXPECT_EQ(parse_fixed_width_lsn(fixed_width_lsn(p)), p);
