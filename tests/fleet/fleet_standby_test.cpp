@@ -72,6 +72,8 @@ class FleetStandby : public FleetTest {
     ASSERT_EQ(row.size(), 73u) << row;
     product_ = row.substr(0, 36);
     variant_ = row.substr(37);
+    // The standby has the product: a stale read would show an old stock, not a 404.
+    ASSERT_TRUE(standby_caught_up());
   }
 
   // The standby has replayed everything the primary has written so far.
