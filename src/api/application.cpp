@@ -82,7 +82,9 @@ Application::Application(const app::Config& config, auth::RateLimiter& limiter, 
     : config_(config),
       pool_(pool_options(config), statements()),
       redis_(redis_client(config, reports_outages)),
-      shared_limit_(redis_ ? std::make_unique<auth::SharedRateLimit>(*redis_, RedisScript::gcra) : nullptr),
+      shared_limit_(redis_ ? std::make_unique<auth::SharedRateLimit>(*redis_, RedisScript::gcra,
+                                                                          !config.replica_urls.empty())
+                           : nullptr),
       standbys_(standbys(config)),
       router_(pool_, standbys_.get(), redis_.get(), RedisScript::record_write_position, &positions),
       authenticator_(pool_, keys_, limiter, shared_limit_.get()),
@@ -106,9 +108,15 @@ bool Application::settled() const noexcept {
   return database_settled && (!redis_ || redis_->settled());
 }
 
-void Application::confirm_invalidation(std::string payload) {
-  runtime::spawn(auth::confirm_invalidation(pool_, std::move(payload)));
+runtime::task<void> Application::apply_store_change(std::string payload) {
+  // "store:<id>": changed outside the API. Its new position is recorded before the admin
+  // tool hears that this node applied the change.
+  constexpr std::string_view kStorePrefix = "store:";
+  if (payload.starts_with(kStorePrefix)) co_await router_.written_elsewhere(payload.substr(kStorePrefix.size()));
+  co_await auth::confirm_invalidation(pool_, std::move(payload));
 }
+
+void Application::confirm_invalidation(std::string payload) { runtime::spawn(apply_store_change(std::move(payload))); }
 
 void Application::start_idempotency_purge() { runtime::spawn(purge_idempotency_keys(pool_)); }
 

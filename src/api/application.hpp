@@ -46,7 +46,8 @@ class Application final : public http::Handler {
   // A NOTIFY payload from storeapi_invalidate (or "*").
   void invalidate(std::string_view payload) { keys_.invalidate(payload); }
   // Tells whoever made the change that every core of this server applied `payload`
-  // (called on the core that applied it last).
+  // (called on the core that applied it last), after recording the position of a store
+  // changed outside the API (api/read_router.hpp).
   void confirm_invalidation(std::string payload);
 
   runtime::task<void> handle(const http::Request& req, http::Response& res) override;
@@ -54,6 +55,7 @@ class Application final : public http::Handler {
 
  private:
   runtime::task<void> handle_v1(const http::Request& req, http::Response& res, const http::Match& match);
+  runtime::task<void> apply_store_change(std::string payload);
   // The routes without a key: /healthz, /readyz and /openapi.json.
   void handle_keyless(const http::Request& req, http::Response& res, const http::Match& match);
 

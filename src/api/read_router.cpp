@@ -99,4 +99,11 @@ runtime::task<db::Outcome> ReadRouter::write(db::Unit& unit, const auth::Caller&
   co_return outcome;
 }
 
+runtime::task<void> ReadRouter::written_elsewhere(std::string store) {
+  if (!standbys_) co_return;
+  db::Unit unit;
+  unit.add(db::kWalInsertPosition, {});
+  if (co_await primary_.run(unit) == db::Outcome::done) co_await record(unit, store);
+}
+
 }  // namespace storeapi::api

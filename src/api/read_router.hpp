@@ -42,6 +42,9 @@ class ReadRouter {
   // A write of the caller's store: done means its position was recorded (or could not
   // be: Redis unreachable, see DECISIONS).
   runtime::task<db::Outcome> write(db::Unit& unit, const auth::Caller& caller);
+  // The store was written outside the API (the admin tool's NOTIFY, received after its
+  // commit): records the primary's position now, at or past that write.
+  runtime::task<void> written_elsewhere(std::string store);
 
  private:
   std::optional<std::uint64_t> known_position(const auth::Caller& caller) const;

@@ -26,9 +26,10 @@ if next - now > window then
   return {0, 0, math.ceil((start - now) / 1000000), math.max(1, math.ceil((next - now - window) / 1000000))}
 end
 redis.call('SET', KEYS[1], string.format('%d', next), 'PX', math.ceil((next - now) / 1000) + 1)
--- No position recorded: GET gives false, which ends the array after four elements.
-return {1, math.floor((window - (next - now)) / interval), math.ceil((next - now) / 1000000), 0,
-        redis.call('GET', KEYS[2])}
+-- No standbys (no KEYS[2]) or no position recorded (GET gives false, which Redis would
+-- send as a fifth, null element): nil, which ends the array after four elements.
+local position = KEYS[2] and redis.call('GET', KEYS[2]) or nil
+return {1, math.floor((window - (next - now)) / interval), math.ceil((next - now) / 1000000), 0, position}
 )lua";
 
 StoreKey store_key(std::string_view prefix, std::string_view store_id) noexcept {
@@ -48,7 +49,7 @@ std::optional<FleetAdmission> admission_from_reply(const redisReply& reply, std:
   FleetAdmission admission{RateDecision{allowed, std::max<std::int64_t>(per_minute, 1), reply.element[1]->integer,
                                         reply.element[2]->integer, reply.element[3]->integer},
                            std::nullopt};
-  if (reply.elements == 5) {
+  if (reply.elements == 5 && reply.element[4]->type != REDIS_REPLY_NIL) {
     const redisReply& position = *reply.element[4];
     if (position.type != REDIS_REPLY_STRING) return std::nullopt;
     admission.last_write_lsn = db::parse_fixed_width_lsn({position.str, position.len});
@@ -68,7 +69,7 @@ runtime::task<std::optional<FleetAdmission>> SharedRateLimit::acquire(std::strin
   // across a co_await ("array used as initializer").
   const std::array<std::string_view, 2> keys{bucket.view(), position.view()};
   const std::array<std::string_view, 1> args{std::string_view(limit, limit_end - limit)};
-  redis::Reply reply = co_await redis_.eval(script_, keys, args);
+  redis::Reply reply = co_await redis_.eval(script_, std::span(keys).first(with_positions_ ? 2 : 1), args);
   if (!reply) co_return std::nullopt;
   co_return admission_from_reply(*reply, per_minute);
 }

@@ -15,10 +15,10 @@
 
 namespace storeapi::auth {
 
-// The Lua script: KEYS[1] is the store's bucket, KEYS[2] its last write position
-// (api/read_router.hpp records it), ARGV[1] its per-minute limit; it returns
-// {allowed, remaining, reset_s, retry_after_s[, write position]}: the position comes in
-// the same round trip, so a read knows which standbys are fresh enough for the store.
+// The Lua script: KEYS[1] is the store's bucket, KEYS[2] (with standbys only) its last
+// write position (api/read_router.hpp records it), ARGV[1] its per-minute limit; it
+// returns {allowed, remaining, reset_s, retry_after_s[, write position]}: the position
+// comes in the same round trip, so a read knows which standbys are fresh enough.
 extern const char* const kGcraScript;
 
 // Redis keys of a store: its GCRA state, and its last write position (db/lsn.hpp's
@@ -46,8 +46,10 @@ std::optional<FleetAdmission> admission_from_reply(const redisReply& reply, std:
 
 class SharedRateLimit {
  public:
-  // `script`: kGcraScript's index among the client's scripts.
-  SharedRateLimit(redis::Client& redis, std::size_t script) : redis_(redis), script_(script) {}
+  // `script`: kGcraScript's index among the client's scripts. `with_positions`: the
+  // node reads from standbys, so each call also fetches the store's write position.
+  SharedRateLimit(redis::Client& redis, std::size_t script, bool with_positions)
+      : redis_(redis), script_(script), with_positions_(with_positions) {}
 
   // The store's decision and write position, or nullopt when Redis could not give one
   // (the caller falls back to the node's own bucket).
@@ -56,6 +58,7 @@ class SharedRateLimit {
  private:
   redis::Client& redis_;
   std::size_t script_;
+  bool with_positions_;
 };
 
 }  // namespace storeapi::auth

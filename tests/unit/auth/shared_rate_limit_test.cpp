@@ -39,6 +39,10 @@ TEST(SharedRateLimit, ReadsTheStoresLastWritePosition) {
   ASSERT_TRUE(admitted);
   EXPECT_TRUE(admitted->rate.allowed);
   EXPECT_EQ(admitted->last_write_lsn, std::uint64_t{0x16b374d848});
+  // A null fifth element is no position, not a broken reply.
+  auto none = admission_from_reply(*parse("*5\r\n:1\r\n:59\r\n:1\r\n:0\r\n$-1\r\n"), 60);
+  ASSERT_TRUE(none);
+  EXPECT_FALSE(none->last_write_lsn);
 }
 
 TEST(SharedRateLimit, AnythingElseIsNoDecision) {
