@@ -1,5 +1,5 @@
 #pragma once
-// The Store Commerce API as an http::Handler, one instance per core. It runs DESIGN's
+// The Store Commerce API as an http::Handler, one instance per core. It runs docs/DESIGN.md's
 // checks in order — authentication, plan, rate limit, route, scope — then the endpoint.
 #include <memory>
 #include <string>
@@ -7,7 +7,8 @@
 
 #include "api/context.hpp"
 #include "api/read_router.hpp"
-#include "app/config.hpp"
+#include "api/router.hpp"
+#include "api/settings.hpp"
 #include "auth/authenticator.hpp"
 #include "auth/key_cache.hpp"
 #include "auth/rate_limiter.hpp"
@@ -25,7 +26,7 @@ class Application final : public http::Handler {
   // `reports_outages`: this core's Redis connection says when Redis goes and comes back
   // (one core per process, so an outage is logged once). `positions`: the process's
   // stores' write positions, used with standbys and without Redis (api/read_router.hpp).
-  Application(const app::Config& config, auth::RateLimiter& limiter, db::WritePositions& positions,
+  Application(const Settings& settings, auth::RateLimiter& limiter, db::WritePositions& positions,
               bool reports_outages);
 
   // On the owning core's thread, inside its reactor: connects the database pool (and
@@ -54,17 +55,16 @@ class Application final : public http::Handler {
   void reject(http::Rejection why, std::string_view request_id, http::Response& res) override;
 
  private:
-  runtime::task<void> handle_v1(const http::Request& req, http::Response& res, const http::Match& match);
+  runtime::task<void> handle_v1(const http::Request& req, http::Response& res, const Match& match);
   runtime::task<void> apply_store_change(std::string payload);
   // The routes without a key: /healthz, /readyz and /openapi.json.
-  void handle_keyless(const http::Request& req, http::Response& res, const http::Match& match);
+  void handle_keyless(const http::Request& req, http::Response& res, const Match& match);
 
-  const app::Config& config_;
   db::Pool pool_;
   std::unique_ptr<redis::Client> redis_;                // fleet mode only
   std::unique_ptr<auth::SharedRateLimit> shared_limit_;  // likewise
-  std::unique_ptr<db::Standbys> standbys_;              // with STOREAPI_REPLICA_URLS only
-  ReadRouter router_;
+  std::unique_ptr<db::Standbys> standbys_;              // with replicas only
+  ReadRouter read_router_;
   auth::KeyCache keys_;
   auth::Authenticator authenticator_;
   json::BodyParser body_parser_;

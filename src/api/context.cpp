@@ -5,7 +5,7 @@
 namespace storeapi::api {
 
 runtime::task<db::Outcome> run_unit(Context& ctx, db::Unit& unit) {
-  ReadRouter& router = ctx.services.router;
+  ReadRouter& router = ctx.services.read_router;
   const bool reads = ctx.req.method == http::Method::get || ctx.req.method == http::Method::head;
   const db::Outcome outcome = reads ? co_await router.read(unit, ctx.caller) : co_await router.write(unit, ctx.caller);
   ctx.res.tally.db += unit.database_time;

@@ -7,13 +7,12 @@
 #include "api/dispatcher_wake.hpp"
 #include "api/errors.hpp"
 #include "api/read_router.hpp"
-#include "app/config.hpp"
+#include "api/router.hpp"
 #include "auth/authenticator.hpp"
 #include "db/pool.hpp"
 #include "http/query.hpp"
 #include "http/request.hpp"
 #include "http/response.hpp"
-#include "http/router.hpp"
 #include "json/body.hpp"
 
 namespace storeapi::api {
@@ -21,9 +20,8 @@ namespace storeapi::api {
 // Per core, owned by the Application; reused from request to request. The parsers hand
 // out views into their own buffers: use what they parsed before the request suspends.
 struct Services {
-  const app::Config& config;
   db::Pool& pool;
-  ReadRouter& router;  // where a request's units run: a standby or the primary
+  ReadRouter& read_router;  // where a request's units run: a standby or the primary
   json::BodyParser& body_parser;
   http::Query& query;
   DispatcherWake& dispatcher_wake;
@@ -35,7 +33,7 @@ struct Context {
   const http::Request& req;
   http::Response& res;
   const auth::Caller& caller;
-  const http::Match& match;
+  const Match& match;
   Services& services;
 };
 

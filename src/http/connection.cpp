@@ -158,9 +158,9 @@ runtime::task<bool> Connection::answer(Request& req) {
   std::memcpy(request_id_, id.data(), id.size());
   request_id_len_ = id.size();
   req.request_id = {request_id_, request_id_len_};
-  req.trace_id = trace_id_of(req.header("traceparent"));
+  req.trace_id = trace::trace_id_of(req.header("traceparent"));
   if (req.trace_id.empty()) {
-    new_trace_id(trace_id_);
+    trace::new_trace_id(trace_id_);
     req.trace_id = {trace_id_, sizeof trace_id_};
   }
 
@@ -206,8 +206,8 @@ runtime::task<void> Connection::refuse(Rejection why) {
   std::size_t bytes = serialize(res_, framing, out_);
   server_.metrics().rejected(why);
   server_.metrics().request_done("-", nullptr, res_.status, 0);
-  char trace_id[kTraceIdLength];
-  new_trace_id(trace_id);
+  char trace_id[trace::kTraceIdLength];
+  trace::new_trace_id(trace_id);
   server_.access_log().record({id, {trace_id, sizeof trace_id}, {client_, client_len_}, "-", {}, "-", res_.status,
                                res_.notes.error_code, 0, bytes, 0, {}, {}});
   co_await flush();
