@@ -2,8 +2,11 @@
 # The cost of fleet mode (STOREAPI_REDIS_URL: one rate-limit script call in Redis per
 # request) against single-node mode (the in-process limiter), for bench/RESULTS.md: wrk
 # on GET /v1/store and GET /v1/orders/{id}, the two modes alternating for ROUNDS rounds
-# in the same run (medians reported), Redis on loopback beside the server.
+# in the same run (medians reported), Redis on loopback beside the server. Also the CPU
+# time per request of the server and of Redis (/proc/PID/stat over the measured run), so
+# that the server's own overhead can be told from Redis competing for the same cores.
 #   bench/load/fleet.sh   CONNS=32 DURATION=5 ROUNDS=3 THREADS=2 DB_CONNS=1 by default
+#   REDIS_CPUS=1 bench/load/fleet.sh   Redis pinned (taskset -c) to those CPUs
 set -euo pipefail
 source "$(dirname "$0")/bench_env.sh"
 conns=${CONNS:-32}
@@ -19,17 +22,28 @@ key=$(store_key "$store")
 order=$(psql_bench -c "select id from orders where store_id = '$store' order by created_at desc limit 1")
 
 redis_port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-redis-server --port "$redis_port" --bind 127.0.0.1 --save '' --appendonly no --loglevel warning >"$work/redis.log" 2>&1 &
+pin=()
+[[ -n ${REDIS_CPUS:-} ]] && pin=(taskset -c "$REDIS_CPUS")
+"${pin[@]}" redis-server --port "$redis_port" --bind 127.0.0.1 --save '' --appendonly no --loglevel warning >"$work/redis.log" 2>&1 &
 redis_pid=$!
 for _ in $(seq 1 100); do [[ $(redis-cli -p "$redis_port" ping 2>/dev/null) == PONG ]] && break; sleep 0.1; done
 
-# req/s of wrk on PATH.
+# CPU time of a process so far, in clock ticks (utime + stime).
+cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
+
+# "req/s server-µs-per-request redis-µs-per-request" of wrk on PATH.
 rps() {
   wrk -t 2 -c "$conns" -d 1s -H "Authorization: Bearer $key" "$base$1" >/dev/null  # warm-up
-  local out
+  local out server0 redis0 server1 redis1
+  server0=$(cpu_ticks "$server_pid")
+  redis0=$(cpu_ticks "$redis_pid")
   out=$(wrk -t 2 -c "$conns" -d "${duration}s" -H "Authorization: Bearer $key" "$base$1")
+  server1=$(cpu_ticks "$server_pid")
+  redis1=$(cpu_ticks "$redis_pid")
   if grep -q "Non-2xx" <<<"$out"; then echo "non-2xx answers for $1:" >&2; echo "$out" >&2; exit 1; fi
-  awk '/Requests\/sec/ { printf "%.0f", $2 }' <<<"$out"
+  awk -v s="$((server1 - server0))" -v r="$((redis1 - redis0))" -v hz="$(getconf CLK_TCK)" '
+    / requests in / { n = $1 } /Requests\/sec/ { rate = $2 }
+    END { printf "%.0f %.2f %.2f", rate, s * 1e6 / hz / n, r * 1e6 / hz / n }' <<<"$out"
 }
 
 median() { sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
@@ -44,10 +58,13 @@ for round in $(seq 1 "$rounds"); do
   echo "round $round done" >&2
 done
 
-printf '%-22s %10s %10s %8s\n' endpoint single fleet ratio
+# Column COL (1 req/s, 2 server µs/request, 3 Redis µs/request) of a mode's runs, median.
+column() { cut -d' ' -f"$2" <"$1" | median; }
+printf '%-22s %10s %10s %8s %14s %14s %14s\n' endpoint single fleet ratio "server µs/req" "fleet server" "redis µs/req"
 for endpoint in store order; do
-  s=$(median <"$work/single.$endpoint")
-  f=$(median <"$work/fleet.$endpoint")
+  s=$(column "$work/single.$endpoint" 1)
+  f=$(column "$work/fleet.$endpoint" 1)
   name=$([[ $endpoint == store ]] && echo "GET /v1/store" || echo "GET /v1/orders/{id}")
-  printf '%-22s %10.0f %10.0f %8.2f\n' "$name" "$s" "$f" "$(awk -v f="$f" -v s="$s" 'BEGIN { print f / s }')"
+  printf '%-22s %10.0f %10.0f %8.2f %14.2f %14.2f %14.2f\n' "$name" "$s" "$f" "$(awk -v f="$f" -v s="$s" 'BEGIN { print f / s }')" \
+    "$(column "$work/single.$endpoint" 2)" "$(column "$work/fleet.$endpoint" 2)" "$(column "$work/fleet.$endpoint" 3)"
 done

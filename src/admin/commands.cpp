@@ -27,7 +27,9 @@ struct Command {
   const char* name;  // the command words
   FlagSpec flags;
   Handler handler;
-  // Changes what a key may do: returns only once the running servers applied it.
+  // Changes what a key may do, or a store's data outside the API (seed): returns only
+  // once the running servers applied it (for a seed: each store's reads leave the
+  // standbys until they have replayed it, api/read_router.hpp).
   bool waits_for_servers = false;
 };
 
@@ -174,7 +176,7 @@ const std::vector<Command>& commands() {
       {"webhook rotate-secret", {{"webhook"}, {}}, cmd_webhook_rotate_secret},
       {"webhook deliveries", {{"store"}, {"event", "limit"}}, cmd_webhook_deliveries},
       {"event redeliver", {{"event"}, {"store"}}, cmd_event_redeliver},
-      {"seed", {{"store"}, {"orders", "products", "customers", "bookings"}}, cmd_seed},
+      {"seed", {{"store"}, {"orders", "products", "customers", "bookings"}}, cmd_seed, true},
   };
   return table;
 }

@@ -30,6 +30,9 @@ void seed_store(JsonWriter& json, pqxx::work& work, const std::string& store_id,
     Progress progress;
     seed::write(work, {store_id, store[0].c_str()}, data, progress);
   }
+  // A write of the store like the API's: the servers record its position before this
+  // command returns, so no read of the store is sent to a standby that lacks the data.
+  notify_store_changed(work, store_id);
 
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   json.begin_object()

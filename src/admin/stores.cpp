@@ -8,14 +8,9 @@
 #include "common/uuid.hpp"
 
 namespace storeapi::admin {
-namespace {
-
-// Tells every server that the store's plan or rate changed.
 void notify_store_changed(pqxx::work& work, const std::string& store_id) {
   work.exec_params("select pg_notify(api.config('invalidate_channel'), 'store:' || $1)", store_id);
 }
-
-}  // namespace
 
 std::string create_store(pqxx::work& work, const NewStore& s) {
   if (s.name.empty()) throw UsageError("--name must not be empty");

@@ -33,6 +33,10 @@ void set_plan(pqxx::work& work, const std::string& store_id, const std::string& 
 // rpm nullopt = back to the plan's rate. Sends the store invalidation.
 void set_rate_limit(pqxx::work& work, const std::string& store_id, std::optional<long> rpm);
 
+// Tells every server, once the transaction commits, that the store changed outside the
+// API (plan, rate, data): they reload its keys and record its write position anew.
+void notify_store_changed(pqxx::work& work, const std::string& store_id);
+
 // The store as the admin tool prints it.
 void write_store(JsonWriter& json, pqxx::work& work, const std::string& store_id);
 

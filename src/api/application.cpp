@@ -22,14 +22,25 @@ db::PoolOptions pool_options(const Settings& settings) {
   return o;
 }
 
+// The scripts of the core's Redis connection, by index.
+enum RedisScript : std::size_t { gcra, record_write_position };
+
 std::unique_ptr<redis::Client> redis_client(const Settings& settings, bool reports_outages) {
   if (!settings.redis) return nullptr;
   return std::make_unique<redis::Client>(redis::ClientOptions{
       .endpoint = *settings.redis,
-      .script = auth::kGcraScript,
+      .scripts = {auth::kGcraScript, kRecordWritePositionScript},
       .timeout = settings.redis_timeout,
       .report_outages = reports_outages,
   });
+}
+
+std::unique_ptr<db::Standbys> standbys(const Settings& settings) {
+  if (settings.replica_urls.empty()) return nullptr;
+  return std::make_unique<db::Standbys>(
+      db::StandbyOptions{
+          .urls = settings.replica_urls, .poll = settings.replica_poll, .statement_timeout = settings.db_timeout},
+      statements());
 }
 
 // The Authorization header, nullopt when the request has none.
@@ -73,18 +84,24 @@ void fail(http::Response& res, std::string_view request_id, ErrorCode code, std:
   if (code == ErrorCode::service_unavailable) res.add_header("Retry-After", std::int64_t{1});
 }
 
-Application::Application(const Settings& settings, auth::RateLimiter& limiter, bool reports_outages)
+Application::Application(const Settings& settings, auth::RateLimiter& limiter, db::WritePositions& positions,
+                         bool reports_outages)
     : pool_(pool_options(settings), statements()),
       redis_(redis_client(settings, reports_outages)),
-      shared_limit_(redis_ ? std::make_unique<auth::SharedRateLimit>(*redis_) : nullptr),
+      shared_limit_(redis_ ? std::make_unique<auth::SharedRateLimit>(*redis_, RedisScript::gcra,
+                                                                          !settings.replica_urls.empty())
+                           : nullptr),
+      standbys_(standbys(settings)),
+      read_router_(pool_, standbys_.get(), redis_.get(), RedisScript::record_write_position, &positions),
       authenticator_(pool_, keys_, limiter, shared_limit_.get()),
       dispatcher_wake_(pool_),
       cursor_secret_(settings.cursor_secret),
-      services_{pool_, body_parser_, dispatcher_wake_, cursor_secret_} {}
+      services_{pool_, read_router_, body_parser_, dispatcher_wake_, cursor_secret_} {}
 
 void Application::start() {
   pool_.start();
   if (redis_) redis_->start();
+  if (standbys_) standbys_->start();
   if (cursor_secret_.empty()) runtime::spawn(load_cursor_secret(pool_, cursor_secret_));
 }
 
@@ -97,9 +114,15 @@ bool Application::settled() const noexcept {
   return database_settled && (!redis_ || redis_->settled());
 }
 
-void Application::confirm_invalidation(std::string payload) {
-  runtime::spawn(auth::confirm_invalidation(pool_, std::move(payload)));
+runtime::task<void> Application::apply_store_change(std::string payload) {
+  // "store:<id>": changed outside the API. Its new position is recorded before the admin
+  // tool hears that this node applied the change.
+  constexpr std::string_view kStorePrefix = "store:";
+  if (payload.starts_with(kStorePrefix)) co_await read_router_.written_elsewhere(payload.substr(kStorePrefix.size()));
+  co_await auth::confirm_invalidation(pool_, std::move(payload));
 }
+
+void Application::confirm_invalidation(std::string payload) { runtime::spawn(apply_store_change(std::move(payload))); }
 
 void Application::start_idempotency_purge() { runtime::spawn(purge_idempotency_keys(pool_)); }
 

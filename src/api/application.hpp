@@ -6,12 +6,15 @@
 #include <string_view>
 
 #include "api/context.hpp"
+#include "api/read_router.hpp"
 #include "api/router.hpp"
 #include "api/settings.hpp"
 #include "auth/authenticator.hpp"
 #include "auth/key_cache.hpp"
 #include "auth/rate_limiter.hpp"
 #include "db/pool.hpp"
+#include "db/standbys.hpp"
+#include "db/write_positions.hpp"
 #include "http/handler.hpp"
 #include "json/body.hpp"
 #include "redis/client.hpp"
@@ -21,8 +24,10 @@ namespace storeapi::api {
 class Application final : public http::Handler {
  public:
   // `reports_outages`: this core's Redis connection says when Redis goes and comes back
-  // (one core per process, so an outage is logged once).
-  Application(const Settings& settings, auth::RateLimiter& limiter, bool reports_outages);
+  // (one core per process, so an outage is logged once). `positions`: the process's
+  // stores' write positions, used with standbys and without Redis (api/read_router.hpp).
+  Application(const Settings& settings, auth::RateLimiter& limiter, db::WritePositions& positions,
+              bool reports_outages);
 
   // On the owning core's thread, inside its reactor: connects the database pool (and
   // reads the fleet's cursor secret unless STOREAPI_SECRET gave one).
@@ -42,7 +47,8 @@ class Application final : public http::Handler {
   // A NOTIFY payload from storeapi_invalidate (or "*").
   void invalidate(std::string_view payload) { keys_.invalidate(payload); }
   // Tells whoever made the change that every core of this server applied `payload`
-  // (called on the core that applied it last).
+  // (called on the core that applied it last), after recording the position of a store
+  // changed outside the API (api/read_router.hpp).
   void confirm_invalidation(std::string payload);
 
   runtime::task<void> handle(const http::Request& req, http::Response& res) override;
@@ -50,12 +56,15 @@ class Application final : public http::Handler {
 
  private:
   runtime::task<void> handle_v1(const http::Request& req, http::Response& res, const Match& match);
+  runtime::task<void> apply_store_change(std::string payload);
   // The routes without a key: /healthz, /readyz and /openapi.json.
   void handle_keyless(const http::Request& req, http::Response& res, const Match& match);
 
   db::Pool pool_;
   std::unique_ptr<redis::Client> redis_;                // fleet mode only
   std::unique_ptr<auth::SharedRateLimit> shared_limit_;  // likewise
+  std::unique_ptr<db::Standbys> standbys_;              // with replicas only
+  ReadRouter read_router_;
   auth::KeyCache keys_;
   auth::Authenticator authenticator_;
   json::BodyParser body_parser_;

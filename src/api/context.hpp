@@ -6,6 +6,7 @@
 
 #include "api/dispatcher_wake.hpp"
 #include "api/errors.hpp"
+#include "api/read_router.hpp"
 #include "api/router.hpp"
 #include "auth/authenticator.hpp"
 #include "db/pool.hpp"
@@ -21,6 +22,7 @@ namespace storeapi::api {
 // endpoint that uses it, so its views last as long as that endpoint runs.)
 struct Services {
   db::Pool& pool;
+  ReadRouter& read_router;  // where a request's units run: a standby or the primary
   json::BodyParser& body_parser;
   DispatcherWake& dispatcher_wake;
   // Signs and checks list cursors; empty until read from the database (lists answer 503).
@@ -44,8 +46,10 @@ inline void fail(Context& ctx, ErrorCode code, std::optional<std::string_view> p
   fail(ctx.res, ctx.req.request_id, code, param, message);
 }
 
-// Runs a unit of this request on the core's pool; its database time counts against the
-// request's database stages, not its render stage (metrics/stage_timing.hpp).
+// Runs a unit of this request: a GET's on a standby that has replayed the store's last
+// write (else the primary), anything else on the primary, recording the store's write
+// position (api/read_router.hpp). Its database time counts against the request's
+// database stages, not its render stage (metrics/stage_timing.hpp).
 runtime::task<db::Outcome> run_unit(Context& ctx, db::Unit& unit);
 
 // The database could not run a unit: 503 (unreachable or overloaded).

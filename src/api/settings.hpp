@@ -4,6 +4,7 @@
 #include <chrono>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "redis/endpoint.hpp"
 
@@ -19,6 +20,10 @@ struct Settings {
   // Fleet mode: the rate limits shared through this Redis; nullopt: the node's own.
   std::optional<redis::Endpoint> redis;
   std::chrono::milliseconds redis_timeout{200};
+  // Hot standbys that serve GETs of stores whose last write they have replayed (libpq
+  // URLs); empty: every read on the primary. Each core polls each every `replica_poll`.
+  std::vector<std::string> replica_urls;
+  std::chrono::milliseconds replica_poll{10};
 };
 
 }  // namespace storeapi::api

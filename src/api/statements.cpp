@@ -9,6 +9,7 @@
 #include "api/endpoints.hpp"
 #include "auth/authenticator.hpp"
 #include "auth/invalidation.hpp"
+#include "db/standbys.hpp"
 
 namespace storeapi::api {
 
@@ -26,6 +27,8 @@ std::span<const db::Statement> statements() {
         kChangeStock,
         kWakeDispatchers,
         kCursorSecret,
+        db::kReplayPosition,
+        db::kWalInsertPosition,
     };
     for (const ReadStatements* reads : {&order_reads(), &booking_reads(), &product_reads(), &customer_reads()}) {
       list.insert(list.end(), reads->all().begin(), reads->all().end());

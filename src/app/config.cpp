@@ -46,6 +46,7 @@ std::optional<Config> Config::from_env(std::string& error) {
       !read_millis("STOREAPI_SHUTDOWN_GRACE_MS", c.shutdown_grace, error) ||
       !read_millis("STOREAPI_DB_TIMEOUT_MS", c.db_timeout, error) ||
       !read_millis("STOREAPI_REDIS_TIMEOUT_MS", c.redis_timeout, error) ||
+      !read_millis("STOREAPI_REPLICA_POLL_MS", c.replica_poll, error) ||
       !read_on_off("STOREAPI_STAGE_TIMING", c.stage_timing, error))
     return std::nullopt;
   if (const char* v = get("STOREAPI_ACCESS_LOG")) {
@@ -76,6 +77,22 @@ std::optional<Config> Config::from_env(std::string& error) {
   if (const char* v = get("STOREAPI_REDIS_URL")) {
     c.redis = redis::parse_endpoint(v, error);
     if (!c.redis) return std::nullopt;
+  }
+  if (const char* v = get("STOREAPI_REPLICA_URLS")) {
+    for (std::string_view rest(v); !rest.empty();) {
+      const std::size_t comma = rest.find(',');
+      const std::string_view url = rest.substr(0, comma);
+      if (url.empty()) {
+        error = "STOREAPI_REPLICA_URLS: expected comma-separated libpq URLs, got an empty one";
+        return std::nullopt;
+      }
+      c.replica_urls.emplace_back(url);
+      rest = comma == std::string_view::npos ? std::string_view() : rest.substr(comma + 1);
+    }
+  }
+  if (c.replica_poll.count() == 0) {
+    error = "STOREAPI_REPLICA_POLL_MS: expected at least 1";
+    return std::nullopt;
   }
   long long drain_ms = 0;
   if (!read_number<long long>("STOREAPI_DRAIN_MS", drain_ms, 0, 60'000, error)) return std::nullopt;

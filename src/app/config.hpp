@@ -4,6 +4,7 @@
 #include <cstddef>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "http/access_log.hpp"
 #include "redis/endpoint.hpp"
@@ -35,6 +36,11 @@ struct Config {
   // process keeps its own (one node).
   std::optional<redis::Endpoint> redis;
   std::chrono::milliseconds redis_timeout{200};   // STOREAPI_REDIS_TIMEOUT_MS
+  // STOREAPI_REPLICA_URLS: libpq URLs of hot standbys (comma-separated) that serve GETs of
+  // stores whose last write they have replayed. Empty: every read goes to the primary.
+  std::vector<std::string> replica_urls;
+  // STOREAPI_REPLICA_POLL_MS: how often each core asks each standby how far it replayed.
+  std::chrono::milliseconds replica_poll{10};
   // STOREAPI_DRAIN_MS: on SIGTERM, how long /readyz answers 503 while everything else is
   // still served, before the listeners close (so a load balancer's health check takes
   // the node out first). 0: close at once.

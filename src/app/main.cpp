@@ -19,6 +19,8 @@
 #include "auth/rate_limiter.hpp"
 #include "metrics/stage_timing.hpp"
 #include "db/listener.hpp"
+#include "db/standby_probe.hpp"
+#include "db/write_positions.hpp"
 #include "redis/probe.hpp"
 #include "runtime/io.hpp"
 #include "runtime/spawn.hpp"
@@ -88,6 +90,12 @@ int main() {
     std::fprintf(stderr, "storeapi: STOREAPI_REDIS_URL: %s\n", error.c_str());
     return 1;
   }
+  for (std::size_t i = 0; i < config->replica_urls.size(); ++i) {
+    if (!db::probe_standby(config->replica_urls[i], std::chrono::seconds(2), error)) {
+      std::fprintf(stderr, "storeapi: STOREAPI_REPLICA_URLS (standby %zu): %s\n", i + 1, error.c_str());
+      return 1;
+    }
+  }
   // Signals are taken by sigwait() on the main thread only; every core inherits the mask.
   sigset_t signals = shutdown_signals();
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
@@ -122,8 +130,11 @@ int main() {
       .cursor_secret = config->secret,
       .redis = config->redis,
       .redis_timeout = config->redis_timeout,
+      .replica_urls = config->replica_urls,
+      .replica_poll = config->replica_poll,
   };
   auth::RateLimiter rate_limiter;  // shared by every core: the limit is per store, exact
+  db::WritePositions write_positions;  // likewise: a write on one core, a read on another
   std::vector<CoreState> cores_state(config->threads);
   std::unique_ptr<runtime::Cores> cores;
   // Published once the cores run; read by the scraping thread.
@@ -151,7 +162,8 @@ int main() {
       metrics::bind_this_thread(reactor.index());
       CoreState& state = cores_state[reactor.index()];
       state.listen_fd = reactor.index() == 0 ? first_listener : runtime::bind_tcp(bound);
-      state.application = std::make_unique<api::Application>(api_settings, rate_limiter, reactor.index() == 0);
+      state.application = std::make_unique<api::Application>(api_settings, rate_limiter, write_positions,
+                                                            reactor.index() == 0);
       state.application->start();
       http::ServerOptions options = server_options;
       // The cap is for the whole process: cores share it out exactly (the first ones take

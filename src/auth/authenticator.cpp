@@ -168,9 +168,10 @@ runtime::task<AuthResult> Authenticator::authenticate(std::optional<std::string_
     if (shared_) {
       std::shared_ptr<RateBucket> own_bucket = key->bucket;
       const std::int64_t per_minute = key->rate_per_minute;
-      std::optional<RateDecision> fleet = co_await shared_->acquire(result.caller.store(), per_minute);
+      std::optional<FleetAdmission> fleet = co_await shared_->acquire(result.caller.store(), per_minute);
       // Redis unreachable (docs/DECISIONS.md "Fleet"): the node's own bucket decides.
-      result.caller.rate = fleet ? *fleet : own_bucket->acquire(monotonic_ns(), per_minute);
+      result.caller.rate = fleet ? fleet->rate : own_bucket->acquire(monotonic_ns(), per_minute);
+      if (fleet) result.caller.last_write_lsn = fleet->last_write_lsn;
     } else {
       result.caller.rate = key->bucket->acquire(monotonic_ns(), key->rate_per_minute);
     }

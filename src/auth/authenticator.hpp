@@ -44,6 +44,9 @@ struct Caller {
   std::array<char, 36> key_id_text{};
   ScopeSet scopes;
   RateDecision rate{};
+  // Fleet mode: the store's last write position as Redis had it when this request was
+  // admitted (api/read_router.hpp); nullopt when unknown (none recorded, Redis down).
+  std::optional<std::uint64_t> last_write_lsn;
   std::shared_ptr<const std::string> store_body;
 
   std::string_view store() const noexcept { return {store_id_text.data(), store_id_text.size()}; }

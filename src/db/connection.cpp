@@ -66,14 +66,15 @@ runtime::task<void> PgConnection::drive() {
       const bool established = co_await establish();
       attempted_ = true;
       if (established) {
-        if (logged_failure_ && id_ == 0) std::fprintf(stderr, "storeapi: database connection restored\n");
+        if (logged_failure_ && id_ == 0) std::fprintf(stderr, "storeapi: %s connection restored\n", pool_.options().label.c_str());
         logged_failure_ = false;
         backoff.reset();
         ready_ = true;
         pool_.on_connection_ready(*this);
       } else {
         if (!logged_failure_ && id_ == 0)
-          std::fprintf(stderr, "storeapi: database connection failed: %s\n", last_error_.c_str());
+          std::fprintf(stderr, "storeapi: %s connection failed: %s\n", pool_.options().label.c_str(),
+                       last_error_.c_str());
         logged_failure_ = true;
         if (conn_) PQfinish(conn_);
         conn_ = nullptr;

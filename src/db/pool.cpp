@@ -152,6 +152,7 @@ void Pool::on_connection_ready(PgConnection&) {
 }
 
 void Pool::on_connection_lost() {
+  ++losses_;
   metrics_.reconnects.inc();
   count_connections_up();
   if (!ready()) fail_queued(Outcome::unavailable);

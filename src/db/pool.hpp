@@ -7,6 +7,7 @@
 // preparing their statements again.
 #include <chrono>
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <span>
 #include <string>
@@ -24,6 +25,7 @@ inline constexpr std::chrono::milliseconds kReplyMargin{1'000};
 
 struct PoolOptions {
   std::string url;
+  std::string label = "database";  // names it in the log ("standby 1" for a replica)
   unsigned connections = 2;
   unsigned max_inflight_per_connection = 64;
   unsigned max_queued = 1024;
@@ -58,6 +60,9 @@ class Pool {
   // Every connection has made its first attempt (up, or failed and backing off): whether
   // the pool will be ready soon is known.
   bool settled() const noexcept;
+  // How many times a connection was lost so far: a standby's replay position read on one
+  // session says nothing about the next (db/standbys.hpp).
+  std::uint64_t losses() const noexcept { return losses_; }
 
   const PoolOptions& options() const noexcept { return options_; }
   std::span<const Statement> statements() const noexcept { return statements_; }
@@ -80,6 +85,7 @@ class Pool {
   Unit* queue_head_ = nullptr;
   Unit* queue_tail_ = nullptr;
   std::size_t queued_ = 0;
+  std::uint64_t losses_ = 0;
   PoolMetrics metrics_;
 };
 

@@ -32,17 +32,20 @@ Client::~Client() {
 
 void Client::start() { runtime::spawn(drive()); }
 
-runtime::task<Reply> Client::eval(std::span<const std::string_view> keys, std::span<const std::string_view> args) {
+runtime::task<Reply> Client::eval(std::size_t script, std::span<const std::string_view> keys,
+                                  std::span<const std::string_view> args) {
   char key_count[8];
   const auto count_end = std::to_chars(key_count, key_count + sizeof key_count, keys.size()).ptr;
-  std::vector<std::string_view> command{"EVALSHA", script_digest_, std::string_view(key_count, count_end - key_count)};
+  // Before the first connect there are no digests yet; roundtrip() answers null then.
+  const std::string_view digest = script < script_digests_.size() ? script_digests_[script] : std::string_view();
+  std::vector<std::string_view> command{"EVALSHA", digest, std::string_view(key_count, count_end - key_count)};
   command.insert(command.end(), keys.begin(), keys.end());
   command.insert(command.end(), args.begin(), args.end());
   Reply reply = co_await roundtrip(command);
   if (reply && is_error(*reply, "NOSCRIPT")) {
     // Someone flushed the script cache: EVAL sends it whole and caches it again.
     command[0] = "EVAL";
-    command[1] = options_.script;
+    command[1] = options_.scripts[script];
     reply = co_await roundtrip(command);
   }
   co_return reply;
@@ -115,12 +118,14 @@ runtime::task<bool> Client::open(std::string& error) {
 }
 
 runtime::task<bool> Client::handshake(std::string& error) {
-  // SELECT (when asked) and SCRIPT LOAD, answered before any request is let through.
+  // SELECT (when asked) and a SCRIPT LOAD of each script, answered before any request is
+  // let through.
   std::string hello;
   const std::string database = std::to_string(options_.endpoint.database);
   const bool select = options_.endpoint.database != 0;
   if (select) append_command(hello, {"SELECT", database});
-  append_command(hello, {"SCRIPT", "LOAD", options_.script});
+  for (const std::string& script : options_.scripts) append_command(hello, {"SCRIPT", "LOAD", script});
+  const std::size_t expected = (select ? 1u : 0u) + options_.scripts.size();
   const auto deadline = runtime::Deadline::after(options_.timeout);
   for (std::size_t sent = 0; sent < hello.size();) {
     int n = co_await runtime::send(fd_, hello.data() + sent, hello.size() - sent, &deadline);
@@ -132,7 +137,7 @@ runtime::task<bool> Client::handshake(std::string& error) {
   }
   std::vector<Reply> replies;
   std::array<char, 4096> buffer;
-  while (replies.size() < (select ? 2u : 1u)) {
+  while (replies.size() < expected) {
     int n = co_await runtime::recv(fd_, buffer.data(), buffer.size(), &deadline);
     if (n <= 0) {
       error = n == 0 ? "connection closed" : n == -ECANCELED ? "no answer in time" : std::strerror(-n);
@@ -152,12 +157,15 @@ runtime::task<bool> Client::handshake(std::string& error) {
       error = std::string(r->str, r->len);
       co_return false;
     }
-  const redisReply& digest = *replies.back();
-  if (digest.type != REDIS_REPLY_STRING) {
-    error = "SCRIPT LOAD gave no digest";
-    co_return false;
+  script_digests_.clear();
+  for (std::size_t i = select ? 1 : 0; i < replies.size(); ++i) {
+    const redisReply& digest = *replies[i];
+    if (digest.type != REDIS_REPLY_STRING) {
+      error = "SCRIPT LOAD gave no digest";
+      co_return false;
+    }
+    script_digests_.emplace_back(digest.str, digest.len);
   }
-  script_digest_.assign(digest.str, digest.len);
   co_return true;
 }
 

@@ -1,8 +1,9 @@
 #pragma once
 // The Redis connection of one core: one TCP connection, pipelined (commands are written as
 // they come, replies matched to them in order), driven by the core's io_uring and parsed
-// by hiredis. It holds one Lua script, loaded at every connect (SCRIPT LOAD) and run by its
-// digest (EVALSHA; NOSCRIPT, after a SCRIPT FLUSH, is answered by sending it whole once).
+// by hiredis. It holds a few Lua scripts, loaded at every connect (SCRIPT LOAD) and run by
+// their digests (EVALSHA; NOSCRIPT, after a SCRIPT FLUSH, is answered by sending the script
+// whole once).
 // A lost connection, or a reply overdue by `timeout`, fails every command in flight at
 // once (the caller falls back); it reconnects with backoff.
 #include <chrono>
@@ -10,6 +11,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "redis/endpoint.hpp"
 #include "redis/protocol.hpp"
@@ -20,7 +22,7 @@ namespace storeapi::redis {
 
 struct ClientOptions {
   Endpoint endpoint;
-  std::string script;                       // the Lua script eval() runs
+  std::vector<std::string> scripts;         // what eval() runs, by index
   std::chrono::milliseconds timeout{200};   // to connect, and for each reply
   std::chrono::milliseconds backoff_min{50};
   std::chrono::milliseconds backoff_max{2'000};
@@ -40,9 +42,10 @@ class Client {
   // The first connection attempt has ended, either way.
   bool settled() const noexcept { return settled_; }
 
-  // Runs the script with these KEYS and ARGV. Null when Redis is down, the connection
-  // was lost or the reply was overdue.
-  runtime::task<Reply> eval(std::span<const std::string_view> keys, std::span<const std::string_view> args);
+  // Runs scripts[script] with these KEYS and ARGV. Null when Redis is down, the
+  // connection was lost or the reply was overdue.
+  runtime::task<Reply> eval(std::size_t script, std::span<const std::string_view> keys,
+                            std::span<const std::string_view> args);
 
  private:
   struct Waiter {
@@ -69,7 +72,7 @@ class Client {
   bool settled_ = false;
   bool sending_ = false;
   bool outage_reported_ = false;
-  std::string script_digest_;
+  std::vector<std::string> script_digests_;
   std::string out_;        // commands not yet handed to send
   std::string sending_buf_;
   ReplyReader reader_;

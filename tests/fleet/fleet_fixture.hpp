@@ -12,12 +12,17 @@ namespace storeapi::testing {
 
 class FleetTest : public AuthTest {
  protected:
+  // The database on the shared test cluster, or on the cluster of `cluster_url`.
+  explicit FleetTest(const std::string& cluster_url = "") : AuthTest(cluster_url) {}
   void SetUp() override;
 
-  // The settings of a fleet node: this test's Redis, no STOREAPI_SECRET (the fleet's), and
-  // a drain period longer than the load balancer's health checks take to notice (2 × 100 ms).
+  // The settings of a fleet node: this test's Redis, no STOREAPI_SECRET (the fleet's), a
+  // drain period longer than the load balancer's health checks take to notice (2 × 100 ms),
+  // and the standbys of `replica_urls_` when the test has some.
   std::map<std::string, std::string> fleet_settings() const {
-    return {{"STOREAPI_REDIS_URL", redis_.url()}, {"STOREAPI_DRAIN_MS", "1000"}};
+    std::map<std::string, std::string> settings{{"STOREAPI_REDIS_URL", redis_.url()}, {"STOREAPI_DRAIN_MS", "1000"}};
+    if (!replica_urls_.empty()) settings["STOREAPI_REPLICA_URLS"] = replica_urls_;
+    return settings;
   }
   // Another node of the fleet (on `port`, else a free one), returned once every core is ready.
   std::unique_ptr<ServerProcess> start_node(std::uint16_t port = 0);
@@ -28,6 +33,7 @@ class FleetTest : public AuthTest {
   }
 
   RedisProcess redis_;
+  std::string replica_urls_;
   std::unique_ptr<ServerProcess> node_b_;
 };
 

@@ -77,7 +77,7 @@ std::vector<pid_t> cluster_processes(const std::string& data_dir) {
 
 }  // namespace
 
-ThrowawayCluster::ThrowawayCluster() {
+void ThrowawayCluster::make_directory() {
   char dir_template[] = "/tmp/storeapi-test-pg-XXXXXX";
   if (!::mkdtemp(dir_template)) throw std::runtime_error("mkdtemp failed");
   dir_ = dir_template;
@@ -87,20 +87,38 @@ ThrowawayCluster::ThrowawayCluster() {
       throw std::runtime_error("cannot hand " + dir_ + " to the postgres user");
   }
   port_ = free_port();
-  std::string log = dir_ + "/commands.log";
-  if (run({kBin + "initdb", "-D", dir_ + "/data", "-U", db_user(), "--auth=trust", "-E", "UTF8",
-           "--locale=C.UTF-8", "--no-sync"},
-          log) != 0)
-    throw std::runtime_error("initdb failed:\n" + read_file(log));
-  // The server's own settings: loopback only, its socket in its directory, durability off
-  // (nothing here must survive a crash), few resources.
+}
+
+void ThrowawayCluster::configure() {
+  // Appended last, so they win over what a base backup copied from its primary.
   std::ofstream conf(dir_ + "/data/postgresql.conf", std::ios::app);
   conf << "listen_addresses = '127.0.0.1'\n"
        << "port = " << port_ << "\n"
        << "unix_socket_directories = '" << dir_ << "'\n"
        << "fsync = off\nsynchronous_commit = off\nfull_page_writes = off\n"
        << "max_connections = 100\nshared_buffers = 32MB\n";
-  conf.close();
+}
+
+ThrowawayCluster::ThrowawayCluster() {
+  make_directory();
+  std::string log = dir_ + "/commands.log";
+  if (run({kBin + "initdb", "-D", dir_ + "/data", "-U", db_user(), "--auth=trust", "-E", "UTF8",
+           "--locale=C.UTF-8", "--no-sync"},
+          log) != 0)
+    throw std::runtime_error("initdb failed:\n" + read_file(log));
+  configure();
+  start();
+}
+
+ThrowawayCluster::ThrowawayCluster(StandbyOf standby) {
+  make_directory();
+  std::string log = dir_ + "/commands.log";
+  // -R writes primary_conninfo and standby.signal: it starts as a streaming hot standby.
+  if (run({kBin + "pg_basebackup", "-D", dir_ + "/data", "-h", "127.0.0.1", "-p", std::to_string(standby.primary.port_),
+           "-U", db_user(), "-R", "-X", "stream", "--no-sync", "-c", "fast"},
+          log) != 0)
+    throw std::runtime_error("pg_basebackup failed:\n" + read_file(log));
+  configure();
   start();
 }
 
@@ -119,7 +137,10 @@ void ThrowawayCluster::pg_ctl(const std::string& action) {
   std::vector<std::string> argv{kBin + "pg_ctl", "-D", dir_ + "/data", "-w", "-t", "60"};
   if (action == "start") argv.insert(argv.end(), {"-l", dir_ + "/server.log"});
   if (action == "stop") argv.insert(argv.end(), {"-m", "fast"});
-  argv.push_back(action);
+  // Immediate shutdown: every process quits at once, nothing is flushed, the next start
+  // recovers from the WAL — a crash, without leaving a stale postmaster.pid behind.
+  if (action == "kill") argv.insert(argv.end(), {"-m", "immediate"});
+  argv.push_back(action == "kill" ? "stop" : action);
   if (run(argv, log) != 0)
     throw std::runtime_error("pg_ctl " + action + " failed:\n" + read_file(log) + read_file(dir_ + "/server.log"));
 }
@@ -142,8 +163,13 @@ void ThrowawayCluster::thaw() {
   for (pid_t pid : cluster_processes(dir_ + "/data")) ::kill(pid, SIGCONT);
 }
 
-std::string ThrowawayCluster::url() const {
-  return "postgresql://" + db_user() + "@127.0.0.1:" + std::to_string(port_) + "/postgres";
+std::string ThrowawayCluster::url(const std::string& database) const {
+  return "postgresql://" + db_user() + "@127.0.0.1:" + std::to_string(port_) + "/" + database;
+}
+
+void ThrowawayCluster::kill() {
+  pg_ctl("kill");
+  running_ = false;
 }
 
 }  // namespace storeapi::testing

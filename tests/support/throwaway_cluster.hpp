@@ -12,6 +12,11 @@ class ThrowawayCluster {
  public:
   // initdb and start; throws (with the server log) when that fails.
   ThrowawayCluster();
+  // A streaming hot standby of `primary` (pg_basebackup -R, its own free port), started.
+  struct StandbyOf {
+    const ThrowawayCluster& primary;
+  };
+  explicit ThrowawayCluster(StandbyOf standby);
   // Stops the cluster and removes its directory.
   ~ThrowawayCluster();
   ThrowawayCluster(const ThrowawayCluster&) = delete;
@@ -27,10 +32,19 @@ class ThrowawayCluster {
   void freeze();
   void thaw();
 
-  // A libpq URL of the `postgres` database (TestDatabase creates its own beside it).
-  std::string url() const;
+  // A libpq URL of the `postgres` database (TestDatabase creates its own beside it), or
+  // of `database`.
+  std::string url(const std::string& database = "postgres") const;
+  // pg_ctl stop -m immediate: every process quits at once, as in a crash; start() brings
+  // it back (crash recovery).
+  void kill();
 
  private:
+  // A fresh directory (owned by `postgres` when root) and a free port.
+  void make_directory();
+  // Appends the settings of a server of this test: loopback only on its own port and
+  // socket directory, durability off, few resources.
+  void configure();
   void pg_ctl(const std::string& action);
 
   std::string dir_;

@@ -1,0 +1,102 @@
+#include "db/standbys.hpp"
+
+#include <algorithm>
+
+#include "db/lsn.hpp"
+#include "db/unit.hpp"
+#include "runtime/io.hpp"
+#include "runtime/spawn.hpp"
+
+namespace storeapi::db {
+
+const Statement kReplayPosition{"replay_position", "select pg_last_wal_replay_lsn()::text, pg_is_in_recovery()", 0};
+const Statement kWalInsertPosition{"wal_insert_position", "select pg_current_wal_insert_lsn()::text", 0};
+
+namespace {
+
+// A standby whose last good poll is older than this is left out: frozen, partitioned, or
+// so busy that its answers would be late anyway.
+std::chrono::milliseconds stale_after(std::chrono::milliseconds poll) {
+  return std::max(std::chrono::milliseconds(1'000), poll * 50);
+}
+
+}  // namespace
+
+struct Standbys::Standby {
+  explicit Standby(PoolOptions options, std::span<const Statement> statements) : pool(std::move(options), statements) {}
+
+  Pool pool;
+  // What the last good poll saw, on the session that was current then (pool.losses()).
+  std::uint64_t replayed = 0;
+  std::uint64_t session = 0;
+  bool usable = false;
+  runtime::Clock::time_point polled_at{};
+};
+
+Standbys::Standbys(const StandbyOptions& options, std::span<const Statement> statements)
+    : poll_interval_(options.poll) {
+  for (std::size_t i = 0; i < options.urls.size(); ++i) {
+    PoolOptions p;
+    p.url = options.urls[i];
+    p.label = "standby " + std::to_string(i + 1);
+    // One connection: the poll and the reads share a session, so a position the poll saw
+    // is one the reads see too (a restarted standby may briefly show less than before).
+    p.connections = 1;
+    p.statement_timeout = options.statement_timeout;
+    standbys_.push_back(std::make_unique<Standby>(std::move(p), statements));
+  }
+}
+
+Standbys::~Standbys() = default;
+
+void Standbys::start() {
+  for (auto& s : standbys_) {
+    s->pool.start();
+    runtime::spawn(poll(*s));
+  }
+}
+
+Pool* Standbys::pick(std::uint64_t lsn) noexcept {
+  const auto fresh_since = runtime::Clock::now() - stale_after(poll_interval_);
+  for (std::size_t i = 0; i < standbys_.size(); ++i) {
+    Standby& s = *standbys_[(turn_ + i) % standbys_.size()];
+    if (s.usable && s.replayed >= lsn && s.session == s.pool.losses() && s.polled_at >= fresh_since &&
+        s.pool.ready()) {
+      turn_ = (turn_ + i + 1) % standbys_.size();
+      return &s.pool;
+    }
+  }
+  return nullptr;
+}
+
+runtime::task<void> Standbys::poll(Standby& s) {
+  const auto backoff_min = std::chrono::milliseconds(50), backoff_max = std::chrono::milliseconds(2'000);
+  auto backoff = backoff_min;
+  for (;;) {
+    const std::uint64_t session = s.pool.losses();
+    Unit unit;
+    unit.add(kReplayPosition, {});
+    const Outcome outcome = co_await s.pool.run(unit);
+    const Result& r = unit.result(0);
+    // A promoted standby (not in recovery) answers NULL: it left the primary's timeline.
+    const std::optional<std::uint64_t> replayed =
+        outcome == Outcome::done && r.ok() && r.rows() == 1 && !r.is_null(0, 0) && r.boolean(0, 1)
+            ? parse_lsn(r.text(0, 0))
+            : std::nullopt;
+    if (replayed && session == s.pool.losses()) {
+      // Never backwards on one session: replay only moves forward.
+      s.replayed = s.session == session && s.usable ? std::max(s.replayed, *replayed) : *replayed;
+      s.session = session;
+      s.usable = true;
+      s.polled_at = runtime::Clock::now();
+      backoff = backoff_min;
+      co_await runtime::sleep_for(poll_interval_);
+    } else {
+      s.usable = false;
+      co_await runtime::sleep_for(backoff);
+      backoff = std::min(backoff * 2, backoff_max);
+    }
+  }
+}
+
+}  // namespace storeapi::db

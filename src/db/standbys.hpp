@@ -1,0 +1,57 @@
+#pragma once
+// The hot standbys of one core (STOREAPI_REPLICA_URLS): a pool of one connection to each,
+// and how far each has replayed the primary's WAL, polled on that same connection every
+// `poll` (one tiny query; never a query per request). A read may go to a standby only if
+// THAT standby has replayed past the position it needs (pick()); a standby that is
+// unreachable, promoted, or has not answered a poll for a while is left out until a poll
+// says otherwise, polled with backoff meanwhile. docs/DECISIONS.md "Reads from standbys".
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "db/pool.hpp"
+#include "db/statement.hpp"
+#include "runtime/task.hpp"
+
+namespace storeapi::db {
+
+// pg_last_wal_replay_lsn() and pg_is_in_recovery(), for the poll (prepared on every pool).
+extern const Statement kReplayPosition;
+// pg_current_wal_insert_lsn() on the primary: run after a write's Sync, it is at or after
+// the write's commit record.
+extern const Statement kWalInsertPosition;
+
+struct StandbyOptions {
+  std::vector<std::string> urls;
+  std::chrono::milliseconds poll{10};
+  std::chrono::milliseconds statement_timeout{10'000};
+};
+
+class Standbys {
+ public:
+  Standbys(const StandbyOptions& options, std::span<const Statement> statements);
+  ~Standbys();
+  Standbys(const Standbys&) = delete;
+  Standbys& operator=(const Standbys&) = delete;
+
+  // Connects and starts polling; on the owning core's thread, inside its reactor.
+  void start();
+
+  // A standby whose last poll (on its current session, recent enough) saw it in recovery
+  // with its replay at or past `lsn`; the standbys that qualify take turns. nullptr: none
+  // does, read from the primary.
+  Pool* pick(std::uint64_t lsn) noexcept;
+
+ private:
+  struct Standby;
+  runtime::task<void> poll(Standby& standby);
+
+  std::chrono::milliseconds poll_interval_;
+  std::vector<std::unique_ptr<Standby>> standbys_;
+  std::size_t turn_ = 0;
+};
+
+}  // namespace storeapi::db
