@@ -24,6 +24,7 @@ std::optional<Config> Config::from_env(std::string& error) {
       !read_millis("STOREAPI_SHUTDOWN_GRACE_MS", c.shutdown_grace, error) ||
       !read_millis("STOREAPI_DB_TIMEOUT_MS", c.db_timeout, error))
     return std::nullopt;
+  c.max_connections_set = get("STOREAPI_MAX_CONNECTIONS") != nullptr;
   if (const char* v = get("STOREAPI_ACCESS_LOG")) {
     std::string_view s(v);
     if (s == "on") c.access_log = true;

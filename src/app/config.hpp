@@ -15,6 +15,7 @@ struct Config {
   unsigned threads = 0;                           // STOREAPI_THREADS, default: online CPUs
   bool access_log = true;                         // STOREAPI_ACCESS_LOG=on|off
   std::size_t max_connections = 10'000;           // STOREAPI_MAX_CONNECTIONS (whole process)
+  bool max_connections_set = false;               // given, not the default (app/open_files.hpp)
   std::chrono::milliseconds request_timeout{10'000};  // STOREAPI_REQUEST_TIMEOUT_MS
   std::chrono::milliseconds idle_timeout{60'000};     // STOREAPI_IDLE_TIMEOUT_MS
   std::chrono::milliseconds shutdown_grace{9'000};    // STOREAPI_SHUTDOWN_GRACE_MS

@@ -10,6 +10,7 @@
 
 #include "api/application.hpp"
 #include "app/config.hpp"
+#include "app/open_files.hpp"
 #include "auth/invalidation.hpp"
 #include "auth/rate_limiter.hpp"
 #include "db/listener.hpp"
@@ -57,6 +58,12 @@ int main() {
     std::fprintf(stderr, "storeapi: %s\n", error.c_str());
     return 2;
   }
+  std::string notice;
+  if (auto refused = app::fit_open_file_limit(*config, notice)) {
+    std::fprintf(stderr, "storeapi: %s\n", refused->c_str());
+    return 2;
+  }
+  if (!notice.empty()) std::fprintf(stderr, "storeapi: %s\n", notice.c_str());
   // Signals are taken by sigwait() on the main thread only; every core inherits the mask.
   sigset_t signals = shutdown_signals();
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);

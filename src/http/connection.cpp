@@ -1,11 +1,13 @@
 #include "http/connection.hpp"
 
+#include <poll.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
 
 #include "http/server.hpp"
+#include "runtime/buffer_ring.hpp"
 
 namespace storeapi::http {
 namespace {
@@ -13,12 +15,28 @@ namespace {
 // Answers of pipelined requests are sent together, up to this many bytes at a time.
 constexpr std::size_t kFlushThreshold = 64 * 1024;
 
+// A response buffer that grew past this (a long list, many pipelined answers) is freed
+// rather than pooled.
+constexpr std::size_t kKeptResponseBytes = 64 * 1024;
+
 std::uint64_t micros_since(runtime::Clock::time_point t) {
   return static_cast<std::uint64_t>(
       std::chrono::duration_cast<std::chrono::microseconds>(runtime::Clock::now() - t).count());
 }
 
 }  // namespace
+
+bool ResponseBuffers::recycle() noexcept {
+  res.reset();
+  out.clear();
+  return out.capacity() <= kKeptResponseBytes && res.body.capacity() <= kKeptResponseBytes;
+}
+
+std::size_t buffers_in_use() noexcept {
+  std::size_t ring = 0;
+  if (runtime::Reactor* reactor = runtime::Reactor::current_or_null()) ring = reactor->recv_buffers().lent();
+  return RequestReader::BufferPool::lent() + runtime::Pool<ResponseBuffers>::lent() + ring;
+}
 
 runtime::task<void> serve_connection(Server& server, int fd) {
   Connection connection(server, fd);
@@ -48,43 +66,80 @@ runtime::task<void> Connection::serve() {
         co_await flush();
         co_return;
       }
-      if (out_.size() >= kFlushThreshold && !co_await flush()) co_return;
+      if (out().size() >= kFlushThreshold && !co_await flush()) co_return;
     }
-    if (!out_.empty() && !co_await flush()) co_return;
+    if (reply_ && !reply_->out.empty() && !co_await flush()) co_return;
 
     bool mid_request = reader_.mid_request();
     if (server_.draining() && !mid_request) co_return;
     if (reader_.take_continue_request()) {
-      out_.append("HTTP/1.1 100 Continue\r\n\r\n");
+      out().append("HTTP/1.1 100 Continue\r\n\r\n");
       if (!co_await flush()) co_return;
+    }
+    if (!mid_request) {
+      // An idle timeout, the peer closing or the server draining just close.
+      if (co_await receive_while_idle()) continue;
+      co_return;
     }
     std::span<char> space = reader_.recv_space();
     if (space.empty()) co_return co_await refuse(reader_.rejection());
-
-    if (!mid_request) {
-      arm(runtime::Clock::now() + server_.options().idle_timeout);
-    } else {
-      if (!deadline_armed_) {
-        // Slowloris defence: the rest of this request must arrive within one deadline,
-        // however the bytes are spread over time.
-        request_deadline_ = runtime::Clock::now() + server_.options().request_timeout;
-        deadline_armed_ = true;
-      }
-      arm(request_deadline_);
+    if (!deadline_armed_) {
+      // Slowloris defence: the rest of this request must arrive within one deadline,
+      // however the bytes are spread over time.
+      request_deadline_ = runtime::Clock::now() + server_.options().request_timeout;
+      deadline_armed_ = true;
     }
-    idle_ = !mid_request;
+    arm(request_deadline_);
     int n = co_await runtime::recv(fd_, space.data(), space.size());
-    idle_ = false;
     bool expired = disarmed_by_deadline(n);
     if (n > 0) {
       reader_.commit(static_cast<std::size_t>(n));
       continue;
     }
-    // A request cut short by its deadline gets a 408; an idle timeout, the peer closing
-    // or the server draining just close.
-    if (expired && mid_request && !server_.draining()) co_await refuse(Rejection::request_timeout);
+    // A request cut short by its deadline gets a 408.
+    if (expired && !server_.draining()) co_await refuse(Rejection::request_timeout);
     co_return;
   }
+}
+
+runtime::task<bool> Connection::receive_while_idle() {
+  reader_.release_buffers();
+  reply_.end();
+  runtime::Clock::time_point deadline = runtime::Clock::now() + server_.options().idle_timeout;
+  runtime::BufferRing& ring = runtime::Reactor::current().recv_buffers();
+  arm(deadline);
+  idle_ = true;
+  runtime::Received got = co_await runtime::recv_provided(fd_, ring);
+  idle_ = false;
+  disarmed_by_deadline(got.result());
+  if (got.result() > 0) {
+    // Copied at once, so that the ring's buffer goes straight back. (Bytes that do not fit
+    // leave the reader failed: next() reports it.)
+    reader_.append(got.bytes());
+    co_return true;
+  }
+  if (got.result() != -ENOBUFS) co_return false;
+
+  // The ring ran dry (many connections received at once): wait for bytes without a
+  // buffer, then receive into the reader's own.
+  arm(deadline);
+  idle_ = true;
+  int ready = co_await runtime::poll(fd_, POLLIN);
+  idle_ = false;
+  disarmed_by_deadline(ready);
+  if (ready <= 0) co_return false;
+  std::span<char> space = reader_.recv_space();
+  arm(deadline);
+  int n = co_await runtime::recv(fd_, space.data(), space.size());
+  disarmed_by_deadline(n);
+  if (n <= 0) co_return false;
+  reader_.commit(static_cast<std::size_t>(n));
+  co_return true;
+}
+
+ResponseBuffers& Connection::reply() {
+  if (!reply_) reply_ = runtime::Pool<ResponseBuffers>::borrow();
+  return *reply_;
 }
 
 void Connection::arm(runtime::Clock::time_point deadline) noexcept {
@@ -112,43 +167,48 @@ runtime::task<bool> Connection::answer(Request& req) {
   request_id_len_ = id.size();
   req.request_id = {request_id_, request_id_len_};
 
-  res_.reset();
+  ResponseBuffers& reply = this->reply();
+  Response& res = reply.res;
+  res.reset();
   try {
-    co_await server_.handler().handle(req, res_);
+    co_await server_.handler().handle(req, res);
   } catch (...) {
-    res_.discard();  // the headers the handler kept (rate limit) stay on the 500
-    server_.handler().reject(Rejection::internal_error, req.request_id, res_);
+    res.discard();  // the headers the handler kept (rate limit) stay on the 500
+    server_.handler().reject(Rejection::internal_error, req.request_id, res);
   }
-  bool keep_alive = req.keep_alive && !res_.close && !server_.draining();
+  bool keep_alive = req.keep_alive && !res.close && !server_.draining();
   ResponseFraming framing{req.request_id, req.method == Method::head, keep_alive, req.http_minor == 0};
-  std::size_t bytes = serialize(res_, framing, out_);
-  server_.access_log().record({req.method_text, req.path, res_.status, bytes, micros_since(started), req.request_id});
+  std::size_t bytes = serialize(res, framing, reply.out);
+  server_.access_log().record({req.method_text, req.path, res.status, bytes, micros_since(started), req.request_id});
   co_return keep_alive;
 }
 
 runtime::task<void> Connection::refuse(Rejection why) {
   std::string_view id = next_request_id();
-  res_.reset();
-  server_.handler().reject(why, id, res_);
+  ResponseBuffers& reply = this->reply();
+  reply.res.reset();
+  server_.handler().reject(why, id, reply.res);
   ResponseFraming framing{id, false, false, false};
-  std::size_t bytes = serialize(res_, framing, out_);
-  server_.access_log().record({"-", "-", res_.status, bytes, 0, id});
+  std::size_t bytes = serialize(reply.res, framing, reply.out);
+  server_.access_log().record({"-", "-", reply.res.status, bytes, 0, id});
   co_await flush();
 }
 
 runtime::task<bool> Connection::flush() {
+  if (!reply_) co_return true;  // nothing was answered since the last flush
+  std::string& out = reply_->out;
   std::size_t off = 0;
-  while (off < out_.size()) {
+  while (off < out.size()) {
     arm(runtime::Clock::now() + server_.options().send_timeout);
-    int n = co_await runtime::send(fd_, out_.data() + off, out_.size() - off);
+    int n = co_await runtime::send(fd_, out.data() + off, out.size() - off);
     disarmed_by_deadline(n);
     if (n <= 0) {
-      out_.clear();
+      out.clear();
       co_return false;
     }
     off += static_cast<std::size_t>(n);
   }
-  out_.clear();
+  out.clear();
   co_return true;
 }
 
