@@ -68,6 +68,10 @@ runtime::task<void> Connection::serve() {
       }
       if (out().size() >= kFlushThreshold && !co_await flush()) co_return;
     }
+    // The answers are serialized: unless a request is half-read, the reader's buffers can
+    // go back before the send, which may wait on a slow reader (or on thousands of others
+    // sending at once).
+    reader_.release_buffers();
     if (reply_ && !reply_->out.empty() && !co_await flush()) co_return;
 
     bool mid_request = reader_.mid_request();
