@@ -13,25 +13,13 @@
 
 #include "runtime/spawn.hpp"
 #include "support/run_task.hpp"
+#include "support/socket_pair.hpp"
 
 namespace storeapi::runtime {
 namespace {
 
 using testing::run_task;
-
-struct SocketPair {
-  int a = -1, b = -1;
-  SocketPair() {
-    int fds[2];
-    if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) != 0) throw std::runtime_error("socketpair");
-    a = fds[0];
-    b = fds[1];
-  }
-  ~SocketPair() {
-    ::close(a);
-    ::close(b);
-  }
-};
+using testing::SocketPair;
 
 Reactor::Options ring_of(unsigned buffers) {
   Reactor::Options options;
