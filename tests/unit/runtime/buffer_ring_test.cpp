@@ -92,6 +92,36 @@ TEST(BufferRing, AnEmptyRingEndsTheReceiveWithENOBUFS) {
   EXPECT_EQ(second_result, -ENOBUFS);
 }
 
+// An end of stream or a cancelled receive must not use the ring's buffers up: with one
+// buffer, receives that end so, many times over, leave it for the next bytes.
+TEST(BufferRing, EndsOfStreamAndCancelsLoseNoBuffer) {
+  Reactor reactor(0, ring_of(1));
+  int last = run_task(reactor, [&]() -> task<int> {
+    BufferRing& ring = Reactor::current().recv_buffers();
+    for (int i = 0; i < 8; ++i) {
+      SocketPair closed;
+      ::shutdown(closed.b, SHUT_WR);
+      Received eof = co_await recv_provided(closed.a, ring);
+      EXPECT_EQ(eof.result(), 0);
+    }
+    for (int i = 0; i < 8; ++i) {
+      SocketPair silent;
+      // The cancel must follow the receive's submission: it comes from a task that waits.
+      spawn([](int fd) -> task<void> {
+        co_await sleep_for(std::chrono::milliseconds(1));
+        Reactor::current().cancel_fd(fd);
+      }(silent.a));
+      Received cancelled = co_await recv_provided(silent.a, ring);
+      EXPECT_EQ(cancelled.result(), -ECANCELED);
+    }
+    SocketPair talking;
+    EXPECT_EQ(::write(talking.b, "x", 1), 1);
+    Received got = co_await recv_provided(talking.a, ring);
+    co_return got.result();
+  }());
+  EXPECT_EQ(last, 1);
+}
+
 TEST(BufferRing, TheCountMustBeAPowerOfTwo) {
   EXPECT_THROW(Reactor(0, ring_of(3)), std::invalid_argument);
 }
