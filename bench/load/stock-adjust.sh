@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The write path under load: POST /v1/products/{id}/variants/{variant_id}/stock (adjust +1,
 # a fresh Idempotency-Key per request) through storeapi with wrk, then pgbench -M prepared
-# running the same two SQL statements (stock_adjust.pgbench) at the same concurrency, on
+# running the same SQL statement (stock_adjust.pgbench) at the same concurrency, on
 # the same cluster, database and targets. Prints both rates, p99 latencies and the ratio.
 #   bench/load/stock-adjust.sh [CONNECTIONS=32] [SECONDS=30] [TARGETS=32]
 # Env: ROUNDS (default 3: wrk and pgbench alternate, medians reported), STOREAPI_THREADS,
@@ -60,7 +60,8 @@ psql -At -F ' ' "$url" -c "
    order by v.id limit $targets" >"$work/targets"
 found=$(wc -l <"$work/targets")
 [[ $found -eq $targets ]] || { echo "stock-adjust: only $found tracked variants" >&2; exit 1; }
-awk '{ print "/v1/products/" $1 "/variants/" $2 "/stock" }' "$work/targets" >"$work/paths"
+awk '{ print "POST\t/v1/products/" $1 "/variants/" $2 "/stock\t{\"mode\":\"adjust\",\"quantity\":1}" }' \
+  "$work/targets" >"$work/requests"
 pgbench_scripts=()
 while read -r product variant; do
   sed -e "s/PRODUCT_ID/$product/" -e "s/VARIANT_ID/$variant/" "$here/stock_adjust.pgbench" >"$work/$variant.sql"
@@ -78,8 +79,8 @@ for _ in $(seq 1 100); do
 done
 
 run_wrk() {  # SECONDS
-  wrk -t 2 -c "$conns" -d "${1}s" --latency -s "$here/stock_adjust.lua" "http://127.0.0.1:$port" \
-    -- "$work/paths" "$(date +%s%N)" "$api_key"
+  wrk -t 2 -c "$conns" -d "${1}s" --latency -s "$here/requests.lua" "http://127.0.0.1:$port" \
+    -- "$work/requests" "$api_key" random key "$(date +%s%N)" 2
 }
 fingerprint=$(printf 'bench' | sha256sum | cut -c1-64)
 run_pgbench() {  # SECONDS [pgbench options]

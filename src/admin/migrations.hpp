@@ -16,6 +16,9 @@ struct Migration {
 
 // In version order (generated from sql/*.sql by embed_migrations.py).
 std::span<const Migration> embedded_migrations();
+// The repeatable files (sql/functions/*.sql), in file name order; version is the number
+// the name starts with.
+std::span<const Migration> embedded_repeatable();
 
 struct MigrationReport {
   std::vector<std::string> applied;  // names applied by this call, in order
@@ -23,9 +26,10 @@ struct MigrationReport {
 };
 
 // Applies, in one transaction, every embedded migration not yet recorded in
-// schema_migrations. Concurrent callers are serialised by an advisory lock. A recorded
-// migration whose text has changed since is an error (CommandError): migrations are
-// append-only.
+// schema_migrations, then every repeatable file whose text differs from the one recorded
+// in schema_functions (reported as "functions/NAME"). Concurrent callers are serialised
+// by an advisory lock. A recorded migration whose text has changed since is an error
+// (CommandError): migrations are append-only; repeatable files are edited in place.
 MigrationReport migrate(pqxx::connection& conn);
 
 }  // namespace storeapi::admin

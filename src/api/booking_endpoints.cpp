@@ -7,12 +7,12 @@
 namespace storeapi::api {
 namespace {
 
-void add_accept(db::Unit& unit, const Context& ctx, FieldValues, db::Param key, db::Param token) {
-  unit.add(kAcceptBooking, {ctx.caller.store(), ctx.match.id, key, token});
+void add_accept(db::Unit& unit, const Context& ctx, FieldValues, db::Param key, db::Param fingerprint) {
+  unit.add(kAcceptBooking, {ctx.caller.store(), ctx.match.id, key, fingerprint});
 }
 
-void add_cancel(db::Unit& unit, const Context& ctx, FieldValues, db::Param key, db::Param token) {
-  unit.add(kCancelBooking, {ctx.caller.store(), ctx.match.id, key, token});
+void add_cancel(db::Unit& unit, const Context& ctx, FieldValues, db::Param key, db::Param fingerprint) {
+  unit.add(kCancelBooking, {ctx.caller.store(), ctx.match.id, key, fingerprint});
 }
 
 }  // namespace

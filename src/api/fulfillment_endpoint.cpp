@@ -32,9 +32,9 @@ std::optional<Rejection> check(FieldValues v) {
   return std::nullopt;
 }
 
-void add(db::Unit& unit, const Context& ctx, FieldValues v, db::Param key, db::Param token) {
+void add(db::Unit& unit, const Context& ctx, FieldValues v, db::Param key, db::Param fingerprint) {
   unit.add(kFulfillOrder,
-           {ctx.caller.store(), ctx.match.id, v[0].text, optional_text(v[1]), optional_text(v[2]), key, token});
+           {ctx.caller.store(), ctx.match.id, v[0].text, optional_text(v[1]), optional_text(v[2]), key, fingerprint});
 }
 
 }  // namespace

@@ -4,7 +4,6 @@
 #include <chrono>
 
 #include "common/crypto.hpp"
-#include "common/uuid.hpp"
 #include "runtime/io.hpp"
 
 namespace storeapi::api {
@@ -65,24 +64,13 @@ std::string raw_fingerprint(const http::Request& req) {
   return crypto::sha256_hex(text);
 }
 
-std::array<char, 36> new_owner_token() {
-  Uuid token;
-  crypto::random_bytes(token.bytes);
-  std::array<char, 36> text{};
-  token.write(text.data());
-  return text;
+std::optional<KeyOutcome> parse_key_outcome(std::string_view text) {
+  if (text == "run") return KeyOutcome::run;
+  if (text == "replay") return KeyOutcome::replay;
+  if (text == "mismatch") return KeyOutcome::mismatch;
+  if (text == "in_progress") return KeyOutcome::in_progress;
+  return std::nullopt;
 }
-
-const db::Statement kTakeIdempotencyKey{
-    "idempotency_take",
-    "select outcome, response_status, response_body from api.take_idempotency_key($1, $2, $3, $4)", 4};
-
-const db::Statement kStoreRejection{
-    "idempotency_store_rejection",
-    "select status, body from api.finish_write($1, $2, api.reject_request($1, $2, $3, $4, $5))", 5};
-
-const db::Statement kReleaseIdempotencyKey{
-    "idempotency_release", "select api.release_idempotency_key($1, $2, $3)", 3};
 
 const db::Statement kPurgeIdempotencyKeys{
     "idempotency_purge", "select api.purge_idempotency_keys($1)", 1};

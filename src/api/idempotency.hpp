@@ -1,9 +1,9 @@
 #pragma once
 // The Idempotency-Key of a write (docs/DECISIONS.md, "Idempotency"): the header's rules,
-// the request fingerprint a key is bound to, the owner token of one attempt, and the
-// statements over the idempotency_keys table (sql/008_writes.sql).
-#include <array>
+// the request fingerprint a key is bound to, how a write's statement took its key, and
+// the purge of the idempotency_keys table (sql/functions/30_idempotency.sql).
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -39,17 +39,17 @@ std::string fingerprint(const http::Request& req, std::span<const json::Field> f
 // validated fields to go by).
 std::string raw_fingerprint(const http::Request& req);
 
-// A fresh random token naming one attempt at a key, as uuid text.
-std::array<char, 36> new_owner_token();
+// How a keyed write's statement took its key (the outcome column of every write
+// statement, sql/functions/30_idempotency.sql).
+enum class KeyOutcome : std::uint8_t {
+  run,          // the write ran (or the request had no key)
+  replay,       // answered with the stored result; nothing ran
+  mismatch,     // the key belongs to another request
+  in_progress,  // the key's first request is still running
+};
+// nullopt for a text that is none of them.
+std::optional<KeyOutcome> parse_key_outcome(std::string_view text);
 
-// (store, key, fingerprint, token) → outcome ('run' | 'replay' | 'mismatch' |
-// 'in_progress'), response_status, response_body.
-extern const db::Statement kTakeIdempotencyKey;
-// (store, key, token, status, body) → status, body: a validation rejection stored under
-// the key; no row when the key was not ours.
-extern const db::Statement kStoreRejection;
-// (store, key, token): after a 5xx, frees the key if this attempt still holds it.
-extern const db::Statement kReleaseIdempotencyKey;
 // (limit) → how many expired keys were deleted.
 extern const db::Statement kPurgeIdempotencyKeys;
 

@@ -37,7 +37,7 @@
 namespace storeapi::api {
 
 // What differs between resources: the table, how a row `r` is rendered and the LATERAL
-// joins the rendering uses (api.* functions of sql/006_render.sql).
+// joins the rendering uses (api.* functions of sql/functions/10_render.sql).
 struct PageSource {
   std::string_view table;   // e.g. "orders"
   std::string_view render;  // e.g. "api.order_json(r, li.line_items)"

@@ -16,9 +16,7 @@ std::span<const db::Statement> statements() {
     std::vector<db::Statement> list{
         auth::kKeyByHash,
         auth::kConfirmInvalidation,
-        kTakeIdempotencyKey,
         kStoreRejection,
-        kReleaseIdempotencyKey,
         kPurgeIdempotencyKeys,
         kFulfillOrder,
         kAcceptBooking,

@@ -6,6 +6,7 @@
 
 #include "api/idempotency.hpp"
 #include "api/validators.hpp"
+#include "api/write_statements.hpp"
 #include "json/writer.hpp"
 
 namespace storeapi::api {
@@ -68,65 +69,35 @@ void answer(Context& ctx, std::int64_t status, std::string_view body) {
   fail(ctx, *code, param, v[2].text);
 }
 
-// After a 5xx: the key goes free, so the client's retry runs for real (spec, Idempotency).
-// A no-op when the key was never taken, or when the write committed (finish_write stored
-// its answer in the same statement). If the database is still away, the key is abandoned
-// and free again after 60 s.
-runtime::task<void> release(Context& ctx, std::string_view key, std::string_view token) {
-  db::Unit unit;
-  unit.add(kReleaseIdempotencyKey, {ctx.caller.store(), key, token});
-  co_await ctx.services.pool.run(unit);
-}
-
-// Runs `unit` — [take the key; Sync;] the write — and answers. With a key, the write's
-// statement runs only if the first segment left the key in progress under `token`.
-runtime::task<void> finish(Context& ctx, db::Unit& unit, const IdempotencyKey& key, std::string_view token) {
-  const bool keyed = key.state == IdempotencyKey::State::valid;
+// Runs `unit` — the one statement of the write, which claims the key, runs the write
+// when the claim allows and stores its answer, in one transaction — and answers. A 5xx
+// (the statement failed, or its connection was lost) leaves the key free without more
+// work: the transaction that would have stored the answer rolled back.
+runtime::task<void> finish(Context& ctx, db::Unit& unit) {
   const db::Outcome outcome = co_await ctx.services.pool.run(unit);
-  if (outcome != db::Outcome::done) {
-    // Refused for overload, the unit never left; lost with its connection, the key may
-    // have been taken.
-    if (keyed && outcome == db::Outcome::unavailable) co_await release(ctx, key.text, token);
-    fail_unavailable(ctx);
+  const db::Result& written = unit.result(0);
+  if (!database_answered(ctx, outcome, written)) co_return;  // 503 or 500, as for reads
+  const std::optional<KeyOutcome> taken = written.rows() == 1 ? parse_key_outcome(written.text(0, 0)) : std::nullopt;
+  if (!taken) {
+    fail(ctx, ErrorCode::internal_error);
     co_return;
   }
-  if (keyed) {
-    const db::Result& taken = unit.result(0);
-    if (!database_answered(ctx, db::Outcome::done, taken)) co_return;  // nothing was taken
-    if (taken.rows() != 1) {
-      fail(ctx, ErrorCode::internal_error);
-      co_return;
-    }
-    const std::string_view taken_as = taken.text(0, 0);
-    if (taken_as == "replay") {
-      ctx.res.add_header("Idempotent-Replayed", "true");
-      answer(ctx, taken.int64(0, 1), taken.text(0, 2));
-      co_return;
-    }
-    if (taken_as == "mismatch") {
+  switch (*taken) {
+    case KeyOutcome::mismatch:
       fail(ctx, ErrorCode::idempotency_mismatch);
       co_return;
-    }
-    if (taken_as == "in_progress") {
+    case KeyOutcome::in_progress:
       fail(ctx, ErrorCode::idempotency_in_progress);
       co_return;
-    }
+    case KeyOutcome::replay:
+      ctx.res.add_header("Idempotent-Replayed", "true");
+      break;
+    case KeyOutcome::run:
+      // A write that ran and succeeded has committed outbox rows (or, rarely, changed nothing).
+      if (written.int64(0, 1) == 200) ctx.services.dispatcher_wake.wake();
+      break;
   }
-  const db::Result& written = unit.result(keyed ? 1 : 0);
-  if (!written.ok()) {
-    if (keyed) co_await release(ctx, key.text, token);
-    database_answered(ctx, db::Outcome::done, written);  // 503 or 500, as for reads
-    co_return;
-  }
-  if (written.rows() == 0) {
-    // Another request took the abandoned key over between our two segments.
-    fail(ctx, ErrorCode::idempotency_in_progress);
-    co_return;
-  }
-  const std::int64_t status = written.int64(0, 0);
-  // A write that ran and succeeded has committed outbox rows (or, rarely, changed nothing).
-  if (status == 200) ctx.services.dispatcher_wake.wake();
-  answer(ctx, status, written.text(0, 1));
+  answer(ctx, written.int64(0, 1), written.text(0, 2));
 }
 
 // A rejection is answered, and stored under the key when the request has a valid one
@@ -136,15 +107,12 @@ runtime::task<void> reject(Context& ctx, const IdempotencyKey& key, const Reject
     fail(ctx, rejection.code, rejection.param, rejection.message);
     co_return;
   }
-  const std::array<char, 36> token = new_owner_token();
-  const std::string_view token_text(token.data(), token.size());
   const std::string bound_to = raw_fingerprint(ctx.req);
   const std::string body = stored_error(rejection);
   db::Unit unit;
-  unit.add(kTakeIdempotencyKey, {ctx.caller.store(), key.text, std::string_view(bound_to), token_text}).sync();
-  unit.add(kStoreRejection, {ctx.caller.store(), key.text, token_text, error_info(rejection.code).status,
+  unit.add(kStoreRejection, {ctx.caller.store(), key.text, std::string_view(bound_to), error_info(rejection.code).status,
                              std::string_view(body)});
-  co_await finish(ctx, unit, key, token_text);
+  co_await finish(ctx, unit);
 }
 
 }  // namespace
@@ -165,20 +133,17 @@ runtime::task<void> run_write(Context& ctx, WriteEndpoint endpoint) {
          "Expected 1 to 255 characters, each printable ASCII.");
     co_return;
   }
-  std::array<char, 36> token{};
-  const std::string_view token_text(token.data(), token.size());
+  std::string bound_to;
   db::Param key_param = std::nullopt;
-  db::Param token_param = std::nullopt;
-  db::Unit unit;
+  db::Param fingerprint_param = std::nullopt;
   if (key.state == IdempotencyKey::State::valid) {
-    token = new_owner_token();
+    bound_to = fingerprint(ctx.req, endpoint.fields, values);
     key_param = key.text;
-    token_param = token_text;
-    const std::string bound_to = fingerprint(ctx.req, endpoint.fields, values);
-    unit.add(kTakeIdempotencyKey, {ctx.caller.store(), key.text, std::string_view(bound_to), token_text}).sync();
+    fingerprint_param = std::string_view(bound_to);
   }
-  endpoint.add(unit, ctx, values, key_param, token_param);
-  co_await finish(ctx, unit, key, token_text);
+  db::Unit unit;
+  endpoint.add(unit, ctx, values, key_param, fingerprint_param);
+  co_await finish(ctx, unit);
 }
 
 }  // namespace storeapi::api

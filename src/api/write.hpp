@@ -31,9 +31,9 @@ struct WriteEndpoint {
   // The endpoint's value rules, run once the body parser accepted the body; nullptr when
   // it has none.
   std::optional<Rejection> (*check)(FieldValues values);
-  // Adds the endpoint's statement to `unit`, with `key` and `token` (SQL null without an
-  // Idempotency-Key) as its last two parameters.
-  void (*add)(db::Unit& unit, const Context& ctx, FieldValues values, db::Param key, db::Param token);
+  // Adds the endpoint's statement (api/write_statements.hpp) to `unit`, with `key` and the
+  // request's `fingerprint` (SQL null without an Idempotency-Key) as its last two parameters.
+  void (*add)(db::Unit& unit, const Context& ctx, FieldValues values, db::Param key, db::Param fingerprint);
 };
 
 inline constexpr std::size_t kMaxWriteFields = 4;

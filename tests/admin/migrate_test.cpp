@@ -1,6 +1,10 @@
-// storeapi-admin migrate: an empty database, re-application, edited migrations.
+// storeapi-admin migrate: an empty database, re-application, edited migrations, edited
+// repeatable files, and a database of the earlier schema with data moving forward.
 #include "admin/migrations.hpp"
 #include "admin_fixture.hpp"
+#include "common/crypto.hpp"
+
+#include <sstream>
 
 namespace storeapi::testing {
 namespace {
@@ -22,7 +26,9 @@ TEST(Migrate, AppliesEveryMigrationToAnEmptyDatabaseThenNothing) {
   for (auto name : json["applied"].get_array()) applied.emplace_back(std::string_view(name));
   std::vector<std::string> embedded;
   for (const auto& m : admin::embedded_migrations()) embedded.emplace_back(m.name);
-  EXPECT_EQ(applied, embedded);
+  std::vector<std::string> expected = embedded;
+  for (const auto& f : admin::embedded_repeatable()) expected.emplace_back(std::string("functions/") + f.name);
+  EXPECT_EQ(applied, expected);
   EXPECT_GE(embedded.size(), 5u);
   EXPECT_EQ(value(empty.url(), "select string_agg(name, ',' order by version) from schema_migrations"),
             [&] {
@@ -67,6 +73,95 @@ TEST(Migrate, RefusesADatabaseWhoseAppliedMigrationWasEdited) {
   EXPECT_EQ(r.out, "");
 }
 
+TEST(Migrate, AppliesARepeatableFileAgainOnlyWhenItsTextChanged) {
+  TestDatabase db;
+  const std::string recorded = "select string_agg(version || ':' || applied_at, ',' order by version) from schema_functions"
+                               " where version <> '10'";
+  const std::string others_before = value(db.url(), recorded);
+  {
+    // As if the database had an older text of 10_render: another definition, another checksum.
+    auto conn = db.connect();
+    pqxx::work work(*conn);
+    work.exec("create or replace function api.j_int(n bigint) returns text language sql immutable as $$ select 'old' $$");
+    work.exec("update schema_functions set checksum = 'older text' where version = '10'");
+    work.commit();
+  }
+  ASSERT_EQ(value(db.url(), "select api.j_int(7)"), "old");
+  simdjson::dom::parser parser;
+  CliResult r = run_admin({"migrate"}, db.url());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto applied = parse_json(parser, r.out)["applied"].get_array();
+  ASSERT_EQ(applied.size(), 1u) << r.out;
+  EXPECT_EQ(std::string_view(applied.at(0)), "functions/10_render");
+  EXPECT_EQ(value(db.url(), "select api.j_int(7)"), "7");
+  EXPECT_EQ(value(db.url(), recorded), others_before);
+}
+
+// A database as the release before issue 11 left it (migrations 001-008, the write
+// functions of 008), with data in it: migrate moves it forward and loses nothing.
+TEST(Migrate, MovesADatabaseOfTheEarlierSchemaForwardWithoutLoss) {
+  TestDatabase old(TestDatabase::Schema::empty);
+  {
+    auto conn = old.connect();
+    pqxx::work work(*conn);
+    work.exec("create table schema_migrations (version text primary key, name text not null,"
+              " checksum text not null, applied_at timestamptz not null default now())");
+    for (const auto& m : admin::embedded_migrations()) {
+      if (std::string_view(m.version) > "008") break;
+      work.exec(m.sql);
+      work.exec_params("insert into schema_migrations (version, name, checksum) values ($1, $2, $3)", m.version,
+                       m.name, crypto::sha256_hex(m.sql));
+    }
+    work.commit();
+  }
+  TestStore store = old.create_store();
+  CliResult seeded = run_admin({"seed", "--store", store.id, "--orders", "150", "--products", "30", "--customers",
+                                "40", "--bookings", "20"}, old.url());
+  ASSERT_EQ(seeded.exit_code, 0) << seeded.err;
+  // Keys as the earlier release wrote them: one completed, one still in progress.
+  {
+    auto conn = old.connect();
+    pqxx::work work(*conn);
+    work.exec_params(
+      "insert into idempotency_keys (store_id, key, fingerprint, state, owner_token, started_at, response_status,"
+      " response_body, completed_at) values"
+      " ($1, 'done-1', 'fp-1', 'completed', gen_random_uuid(), now(), 200, '{\"id\":\"x\"}', now()),"
+      " ($1, 'running-1', 'fp-2', 'in_progress', gen_random_uuid(), now(), null, null, null)",
+      store.id);
+    work.commit();
+  }
+  // Every row of every data table, and every record as the API renders it.
+  const auto data = [&] {
+    std::string digest;
+    std::istringstream lines(old.fingerprint());
+    for (std::string line; std::getline(lines, line);)
+      if (line.rfind("schema_", 0) != 0) digest += line + "\n";
+    for (const char* rendered : {"select md5(string_agg(api.order_json(t), '|' order by id)) from orders t",
+                                 "select md5(string_agg(api.product_json(t), '|' order by id)) from products t",
+                                 "select md5(string_agg(api.customer_json(t), '|' order by id)) from customers t",
+                                 "select md5(string_agg(api.booking_json(t), '|' order by id)) from bookings t"})
+      digest += value(old.url(), rendered) + "\n";
+    return digest;
+  };
+  const std::string before = data();
+
+  simdjson::dom::parser parser;
+  CliResult r = run_admin({"migrate"}, old.url());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::vector<std::string> applied;
+  for (auto name : parse_json(parser, r.out)["applied"].get_array()) applied.emplace_back(std::string_view(name));
+  ASSERT_FALSE(applied.empty());
+  EXPECT_EQ(applied.front(), "009_one_trip_writes");
+  EXPECT_EQ(applied.back(), std::string("functions/") + admin::embedded_repeatable().back().name);
+  EXPECT_EQ(data(), before);
+  // The earlier keys keep their meaning under the new functions.
+  EXPECT_EQ(value(old.url(), "select (api.claim_idempotency_key('" + store.id + "', 'done-1', 'fp-1')).body"),
+            "{\"id\":\"x\"}");
+  EXPECT_EQ(value(old.url(), "select (api.claim_idempotency_key('" + store.id + "', 'running-1', 'fp-2')).outcome"),
+            "in_progress");
+  EXPECT_EQ(value(old.url(), "select count(*) from pg_proc where proname = 'take_idempotency_key'"), "0");
+}
+
 TEST(Migrate, KeysEveryIndexByStoreExceptTheCrossStoreLookups) {
   TestDatabase db;
   auto conn = db.connect();
@@ -74,7 +169,7 @@ TEST(Migrate, KeysEveryIndexByStoreExceptTheCrossStoreLookups) {
   auto rows = work.exec(
       "select i.indexrelid::regclass::text from pg_index i join pg_class t on t.oid = i.indrelid"
       " join pg_namespace n on n.oid = t.relnamespace"
-      " where n.nspname = 'public' and t.relname not in ('stores', 'schema_migrations')"
+      " where n.nspname = 'public' and t.relname not in ('stores', 'schema_migrations', 'schema_functions')"
       " and (select attname from pg_attribute where attrelid = t.oid and attnum = i.indkey[0]) is distinct from 'store_id'"
       " order by 1");
   std::vector<std::string> exceptions;

@@ -23,7 +23,7 @@ std::pair<TestStore, TestKey> seeded_store(TestDatabase& db) {
 
 }  // namespace
 
-SeededServer::SeededServer() {
+SeededServer::SeededServer(const std::string& cluster_url) : db_(TestDatabase::Schema::migrated, cluster_url) {
   std::tie(store_, key_) = seeded_store(db_);
   sql_ = db_.connect();
   start_server();
@@ -53,6 +53,12 @@ void SeededServer::start_server() { server_ = start_api_server(db_.url(), "seede
 
 void SeededServer::restart() {
   EXPECT_EQ(server_->terminate(), 0);
+  server_.reset();
+  start_server();
+}
+
+void SeededServer::kill_and_restart() {
+  server_->kill();
   server_.reset();
   start_server();
 }

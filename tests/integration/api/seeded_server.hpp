@@ -28,7 +28,8 @@ struct VariantRef {
 
 class SeededServer {
  public:
-  SeededServer();
+  // On the shared test cluster, or on the cluster of `cluster_url` (a ThrowawayCluster).
+  explicit SeededServer(const std::string& cluster_url = "");
   ~SeededServer();
 
   std::uint16_t port() const { return server_->port(); }
@@ -53,6 +54,8 @@ class SeededServer {
 
   // Stops the server (SIGTERM) and starts it again on the same database.
   void restart();
+  // Kills the server (SIGKILL, as a crash would) and starts it again on the same database.
+  void kill_and_restart();
 
   // SQL on the side connection, with $1... parameters. value(): the first column of the
   // first row, "<null>" for SQL null; throws when there is no row.

@@ -1,6 +1,5 @@
 #include "api/idempotency.hpp"
 
-#include "common/uuid.hpp"
 
 #include <gtest/gtest.h>
 
@@ -106,9 +105,12 @@ TEST(Fingerprint, RawBodiesDifferFromValidatedOnesAndFromEachOther) {
   EXPECT_NE(raw_fingerprint(t.get()), raw);
 }
 
-TEST(OwnerToken, FreshUuidEachTime) {
-  const auto a = new_owner_token();
-  const auto b = new_owner_token();
-  EXPECT_TRUE(is_uuid({a.data(), a.size()}));
-  EXPECT_NE(std::string_view(a.data(), a.size()), std::string_view(b.data(), b.size()));
+TEST(KeyOutcome, ReadsEachOutcomeTheStatementsAnswerAndNothingElse) {
+  EXPECT_EQ(parse_key_outcome("run"), KeyOutcome::run);
+  EXPECT_EQ(parse_key_outcome("replay"), KeyOutcome::replay);
+  EXPECT_EQ(parse_key_outcome("mismatch"), KeyOutcome::mismatch);
+  EXPECT_EQ(parse_key_outcome("in_progress"), KeyOutcome::in_progress);
+  EXPECT_EQ(parse_key_outcome(""), std::nullopt);
+  EXPECT_EQ(parse_key_outcome("Run"), std::nullopt);
+  EXPECT_EQ(parse_key_outcome("released"), std::nullopt);
 }

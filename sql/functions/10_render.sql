@@ -1,0 +1,240 @@
+-- Repeatable (src/admin/migrations.cpp): applied again whenever this text changes; first
+-- defined by sql/006_render.sql. Change a function here, not in a new migration; a
+-- changed signature needs its old one dropped in a numbered migration first.
+--
+-- Rendering: each resource's API JSON, built in one place and used by every reader —
+-- the read endpoints, the write endpoints (a write returns the resource exactly as reads
+-- render it) and the event payloads written in the same transaction as a change
+-- (docs/DECISIONS.md, "Rendering: one renderer, in SQL").
+--
+-- Why text concatenation rather than json_build_object: it is compact (no " : "), keeps
+-- the spec's field order, and measured 1.7x faster per row (json_build_object looks up
+-- every argument's output function on every call). Every function is STABLE and a single
+-- expression without sub-selects, so the planner inlines it into the calling query. The
+-- parts that need other tables (line items, variants, translations) are table functions
+-- of a single SELECT, which the planner also inlines when they are joined LATERAL: a
+-- list query renders a whole page in one plan, with no per-row function calls (a per-row
+-- call of a non-inlined SQL function measured 2.4x slower).
+
+-- Scalars as JSON text.
+create or replace function api.ts(t timestamptz) returns text
+language sql stable parallel safe as $$
+  select to_char(t at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')
+$$;
+comment on function api.ts(timestamptz) is 'RFC 3339 UTC with milliseconds, as the API prints timestamps';
+
+create or replace function api.j_ts(t timestamptz) returns text
+language sql stable parallel safe as $$
+  select coalesce('"' || api.ts(t) || '"', 'null')
+$$;
+
+create or replace function api.j_str(s text) returns text
+language sql stable parallel safe as $$
+  select coalesce(to_json(s)::text, 'null')
+$$;
+
+create or replace function api.j_int(n bigint) returns text
+language sql stable parallel safe as $$
+  select coalesce(n::text, 'null')
+$$;
+
+create or replace function api.j_amount(a numeric) returns text
+language sql stable parallel safe as $$
+  select '"' || a::numeric(10, 2)::text || '"'
+$$;
+
+create or replace function api.j_strings(a text[]) returns text
+language sql stable parallel safe as $$
+  select to_json(a)::text
+$$;
+
+-- A variant's price after its discount, never below zero.
+create or replace function api.discounted_price(price numeric, discount_type text, discount_value numeric) returns numeric
+language sql stable parallel safe as $$
+  select greatest(0, case discount_type
+                       when 'percentage' then round(price * (100 - discount_value) / 100, 2)
+                       when 'fixed' then price - discount_value
+                       else price end)::numeric(10, 2)
+$$;
+
+create or replace function api.address_json(a jsonb) returns text
+language sql stable parallel safe as $$
+  select '{"first_name":' || api.j_str(a ->> 'first_name')
+      || ',"last_name":' || api.j_str(a ->> 'last_name')
+      || ',"phone":' || api.j_str(a ->> 'phone')
+      || ',"line1":' || api.j_str(a ->> 'line1')
+      || ',"line2":' || api.j_str(a ->> 'line2')
+      || ',"city":' || api.j_str(a ->> 'city')
+      || ',"state":' || api.j_str(a ->> 'state')
+      || ',"postal_code":' || api.j_str(a ->> 'postal_code')
+      || ',"country":' || api.j_str(a ->> 'country')
+      || ',"country_code":' || api.j_str(a ->> 'country_code') || '}'
+$$;
+
+create or replace function api.line_item_json(li order_line_items) returns text
+language sql stable parallel safe as $$
+  select '{"id":"' || li.id
+      || '","product_id":"' || li.product_id
+      || '","product_name":' || api.j_str(li.product_name)
+      || ',"variant_id":"' || li.variant_id
+      || '","variant_title":' || api.j_str(li.variant_title)
+      || ',"quantity":' || li.quantity
+      || ',"unit_price":' || api.j_amount(li.unit_price)
+      || ',"unit_discount":' || api.j_amount(li.unit_discount)
+      || ',"total":' || api.j_amount(li.total) || '}'
+$$;
+
+-- An order's line items as a JSON array, in their original order. Join it LATERAL.
+create or replace function api.line_items_json(store uuid, order_id uuid) returns table (line_items text)
+language sql stable parallel safe as $$
+  select '[' || coalesce(string_agg(api.line_item_json(li), ',' order by li.position), '') || ']'
+    from order_line_items li
+   where li.store_id = store and li.order_id = line_items_json.order_id
+$$;
+
+create or replace function api.order_json(o orders, line_items text) returns text
+language sql stable parallel safe as $$
+  select '{"object":"order","id":"' || o.id
+      || '","order_number":' || o.order_number
+      || ',"status":"' || o.status
+      || '","fulfillment_status":"' || o.fulfillment_status
+      || '","channel":"' || o.channel
+      || '","currency":"' || o.currency
+      || '","subtotal":' || api.j_amount(o.subtotal)
+      || ',"shipping_total":' || api.j_amount(o.shipping_total)
+      || ',"tax_total":' || api.j_amount(o.tax_total)
+      || ',"total":' || api.j_amount(o.total)
+      || ',"payment_method":' || api.j_str(o.payment_method)
+      || ',"payment_gateway":' || api.j_str(o.payment_gateway)
+      || ',"paid_at":' || api.j_ts(o.paid_at)
+      || ',"tracking_number":' || api.j_str(o.tracking_number)
+      || ',"tracking_carrier":' || api.j_str(o.tracking_carrier)
+      || ',"customer":{"id":"' || o.customer_id
+      || '","name":' || api.j_str(o.customer_name)
+      || ',"email":' || api.j_str(o.customer_email)
+      || ',"phone":' || api.j_str(o.customer_phone)
+      || '},"billing_address":' || api.address_json(o.billing_address)
+      || ',"shipping_address":' || api.address_json(o.shipping_address)
+      || ',"line_items":' || line_items
+      || ',"created_at":' || api.j_ts(o.created_at)
+      || ',"updated_at":' || api.j_ts(o.updated_at) || '}'
+$$;
+
+-- One order with its line items (writes and events; lists join the line items per page).
+-- plpgsql, not SQL: a SQL function with a FROM cannot be inlined into a scalar context and
+-- would be planned again on every call (~1 ms); plpgsql keeps its plan for the session.
+create or replace function api.order_json(o orders) returns text
+language plpgsql stable parallel safe as $$
+begin
+  return (select api.order_json(o, li.line_items) from api.line_items_json(o.store_id, o.id) li);
+end $$;
+
+create or replace function api.variant_json(v variants) returns text
+language sql stable parallel safe as $$
+  select '{"object":"product_variant","id":"' || v.id
+      || '","product_id":"' || v.product_id
+      || '","title":' || api.j_str(v.title)
+      || ',"sku":' || api.j_str(v.sku)
+      || ',"barcode":' || api.j_str(v.barcode)
+      || ',"price":' || api.j_amount(v.price)
+      || ',"discount_type":' || api.j_str(v.discount_type)
+      || ',"discount_value":' || api.j_amount(v.discount_value)
+      || ',"stock":' || api.j_int(v.stock)
+      || ',"low_stock_threshold":' || v.low_stock_threshold
+      || ',"option1":' || api.j_str(v.option1)
+      || ',"option2":' || api.j_str(v.option2)
+      || ',"option3":' || api.j_str(v.option3)
+      || ',"position":' || v.position
+      || ',"image_url":' || api.j_str(v.image_url)
+      || ',"created_at":' || api.j_ts(v.created_at)
+      || ',"updated_at":' || api.j_ts(v.updated_at) || '}'
+$$;
+
+-- What a product shows of its live (not deleted) variants: the variants array and the
+-- price range after discounts. A product without live variants shows "0.00" for both
+-- prices (the fields are required strings).
+-- Join it LATERAL.
+create or replace function api.product_variants(store uuid, product_id uuid)
+returns table (variants text, min_price numeric, max_price numeric)
+language sql stable parallel safe as $$
+  select '[' || coalesce(string_agg(api.variant_json(v), ',' order by v.position, v.id), '') || ']',
+         coalesce(min(api.discounted_price(v.price, v.discount_type, v.discount_value)), 0),
+         coalesce(max(api.discounted_price(v.price, v.discount_type, v.discount_value)), 0)
+    from variants v
+   where v.store_id = store and v.product_id = product_variants.product_id and v.deleted_at is null
+$$;
+
+-- Join it LATERAL.
+create or replace function api.translations_json(store uuid, product_id uuid) returns table (translations text)
+language sql stable parallel safe as $$
+  select '[' || coalesce(string_agg('{"locale":' || api.j_str(t.locale) || ',"name":' || api.j_str(t.name)
+                                    || ',"description":' || api.j_str(t.description) || '}',
+                                    ',' order by t.locale), '') || ']'
+    from product_translations t
+   where t.store_id = store and t.product_id = translations_json.product_id
+$$;
+
+create or replace function api.product_json(p products, currency text, variants text, min_price numeric, max_price numeric,
+                                 translations text)
+returns text
+language sql stable parallel safe as $$
+  select '{"object":"product","id":"' || p.id
+      || '","name":' || api.j_str(p.name)
+      || ',"slug":' || api.j_str(p.slug)
+      || ',"type":"' || p.type
+      || '","status":"' || p.status
+      || '","currency":"' || currency
+      || '","min_price":' || api.j_amount(min_price)
+      || ',"max_price":' || api.j_amount(max_price)
+      || ',"category_id":' || coalesce('"' || p.category_id || '"', 'null')
+      || ',"tags":' || api.j_strings(p.tags)
+      || ',"images":' || api.j_strings(p.images)
+      || ',"translations":' || translations
+      || ',"variants":' || variants
+      || ',"created_at":' || api.j_ts(p.created_at)
+      || ',"updated_at":' || api.j_ts(p.updated_at) || '}'
+$$;
+
+-- One product with everything (writes and events; lists compute the parts per page).
+-- plpgsql for the reason given at api.order_json(o).
+create or replace function api.product_json(p products) returns text
+language plpgsql stable parallel safe as $$
+begin
+  return (select api.product_json(p, s.currency, v.variants, v.min_price, v.max_price, t.translations)
+            from stores s, api.product_variants(p.store_id, p.id) v, api.translations_json(p.store_id, p.id) t
+           where s.id = p.store_id);
+end $$;
+
+create or replace function api.booking_json(b bookings) returns text
+language sql stable parallel safe as $$
+  select '{"object":"booking","id":"' || b.id
+      || '","status":"' || b.status
+      || '","date":"' || to_char(b.booking_date, 'YYYY-MM-DD')
+      || '","time":"' || to_char(b.booking_time, 'HH24:MI')
+      || '","timezone":' || api.j_str(b.timezone)
+      || ',"duration_minutes":' || b.duration_minutes
+      || ',"meeting_method":' || api.j_str(b.meeting_method)
+      || ',"meeting_link":' || api.j_str(b.meeting_link)
+      || ',"order_id":"' || b.order_id
+      || '","product_id":"' || b.product_id
+      || '","product_name":' || api.j_str(b.product_name)
+      || ',"customer":{"id":"' || b.customer_id
+      || '","name":' || api.j_str(b.customer_name)
+      || ',"email":' || api.j_str(b.customer_email)
+      || ',"phone":' || api.j_str(b.customer_phone)
+      || '},"created_at":' || api.j_ts(b.created_at) || '}'
+$$;
+
+create or replace function api.customer_json(c customers) returns text
+language sql stable parallel safe as $$
+  select '{"object":"customer","id":"' || c.id
+      || '","name":' || api.j_str(c.name)
+      || ',"email":' || api.j_str(c.email)
+      || ',"phone":' || api.j_str(c.phone)
+      || ',"source":"' || c.source
+      || '","email_status":"' || c.email_status
+      || '","unsubscribed_at":' || api.j_ts(c.unsubscribed_at)
+      || ',"tags":' || api.j_strings(c.tags)
+      || ',"created_at":' || api.j_ts(c.created_at)
+      || ',"updated_at":' || api.j_ts(c.updated_at) || '}'
+$$;

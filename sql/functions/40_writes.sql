@@ -1,0 +1,290 @@
+-- Repeatable (src/admin/migrations.cpp): applied again whenever this text changes; first
+-- defined by sql/008_writes.sql. Change a function here, not in a new migration; a
+-- changed signature needs its old one dropped in a numbered migration first.
+--
+-- The write endpoints as SQL functions (docs/DECISIONS.md, "Writes"). A write locks the
+-- row, checks the state, changes the row and its updated_at, and writes the stock history
+-- row, the event and the customer notification; it returns its answer (api.write_result).
+-- A refusal (404, 409, 422, or a 400 that depends on the stored state) writes nothing.
+-- The server runs each inside api.complete_write, which takes and completes the
+-- Idempotency-Key in the same statement (sql/functions/30_idempotency.sql).
+
+-- A refusal with the status of its code (src/api/errors.cpp holds the same table for the
+-- codes the server decides itself).
+create or replace function api.rejection(code text, param text default null) returns api.write_result
+language sql immutable parallel safe as $$
+  select (case code
+            when 'resource_not_found' then 404
+            when 'parameter_invalid' then 400
+            when 'discount_exceeds_price' then 422
+            else 409 end,
+          json_build_object('code', code, 'param', param)::text)::api.write_result
+$$;
+
+-- DESIGN §2's fulfillment transitions; anything else is 409 invalid_state_transition.
+create or replace function api.fulfillment_allows(from_status text, to_status text) returns boolean
+language sql immutable parallel safe as $$
+  select case from_status
+    when 'pending' then to_status in ('confirmed', 'processing', 'ready', 'shipped', 'fulfilled', 'canceled')
+    when 'confirmed' then to_status in ('processing', 'ready', 'shipped', 'fulfilled', 'canceled')
+    when 'processing' then to_status in ('ready', 'shipped', 'fulfilled', 'canceled')
+    when 'ready' then to_status in ('shipped', 'delivered', 'fulfilled', 'canceled')
+    when 'shipped' then to_status in ('delivered', 'returned')
+    when 'delivered' then to_status in ('fulfilled', 'returned')
+    when 'fulfilled' then to_status = 'returned'
+    else false end
+$$;
+
+
+------------------------------------------------------------------------------------------
+-- Outbox rows
+
+-- Helpers that run a query are plpgsql, not SQL: a SQL function that cannot be inlined
+-- (a FROM clause, or DML) is planned again on every call, which measured about 1-3 ms per
+-- call here, while plpgsql keeps its statements' plans for the session.
+
+-- The top-level fields of a resource whose rendering changed, with their old values, as
+-- the API renders them (updated_at included).
+create or replace function api.previous_attributes(old_json text, new_json text) returns jsonb
+language plpgsql immutable parallel safe as $$
+declare
+  v_new jsonb := new_json::jsonb;
+begin
+  return (select coalesce(jsonb_object_agg(o.key, o.value), '{}')
+            from jsonb_each(old_json::jsonb) o
+           where o.value is distinct from (v_new -> o.key));
+end $$;
+
+-- An e-mail to a customer; the row carries the store's name and URL too, so it holds all
+-- the template reads as of the change. A snapshot without a usable address cannot be
+-- mailed: nothing is queued and the write goes on.
+create or replace function api.notify_customer(p_store uuid, p_template text, p_recipient text, p_data jsonb) returns void
+language plpgsql volatile as $$
+begin
+  if p_recipient like '%_@_%' then
+    perform api.queue_notification(s.id, 'customer', p_template, p_recipient,
+                                   p_data || jsonb_build_object('store_name', s.name, 'store_url', s.url))
+       from stores s where s.id = p_store;
+  end if;
+end $$;
+
+-- The product of a variant write as the API renders it now. plpgsql, not SQL: a SQL
+-- function with a FROM is not inlined, and called from plpgsql it was parsed, planned and
+-- set up again on every call — a profile of the stock write (bench/RESULTS.md, issue 11)
+-- found a third of the backend's CPU under fmgr_sql; plpgsql keeps its plan per session.
+create or replace function api.current_product_json(p_store uuid, p_product uuid) returns text
+language plpgsql stable as $$
+begin
+  return (select api.product_json(p) from products p where p.store_id = p_store and p.id = p_product);
+end $$;
+
+------------------------------------------------------------------------------------------
+-- The writes
+
+-- POST /v1/orders/{id}/fulfillment. Tracking fields left null keep their value.
+create or replace function api.fulfill_order(p_store uuid, p_order uuid, p_status text, p_tracking_number text,
+                                             p_tracking_carrier text)
+returns api.write_result
+language plpgsql volatile as $$
+declare
+  o orders;
+  n orders;
+  v_old text;
+  v_new text;
+begin
+  select * into o from orders where store_id = p_store and id = p_order for no key update;
+  if not found then
+    return api.rejection('resource_not_found');
+  end if;
+  if not api.fulfillment_allows(o.fulfillment_status, p_status) then
+    return api.rejection('invalid_state_transition');
+  end if;
+
+  v_old := api.order_json(o);
+  update orders
+     set fulfillment_status = p_status,
+         tracking_number = coalesce(p_tracking_number, tracking_number),
+         tracking_carrier = coalesce(p_tracking_carrier, tracking_carrier),
+         updated_at = api.now_ms()
+   where store_id = p_store and id = p_order
+  returning * into n;
+  v_new := api.order_json(n);
+
+  perform api.emit_event(p_store, 'order.fulfillment_updated', v_new::jsonb, api.previous_attributes(v_old, v_new));
+  perform api.notify_customer(p_store, 'order_fulfillment_updated', n.customer_email,
+    jsonb_build_object('order_id', n.id,
+                       'order_number', n.order_number,
+                       'fulfillment_status', n.fulfillment_status,
+                       'previous_fulfillment_status', o.fulfillment_status,
+                       'tracking_number', n.tracking_number,
+                       'tracking_carrier', n.tracking_carrier,
+                       'customer_name', n.customer_name));
+  return (200, v_new)::api.write_result;
+end $$;
+
+-- POST /v1/bookings/{id}/accept (p_action 'accept': only from pending or initiated) and
+-- /cancel (p_action 'cancel': from any state but canceled).
+create or replace function api.change_booking(p_store uuid, p_booking uuid, p_action text)
+returns api.write_result
+language plpgsql volatile as $$
+declare
+  b bookings;
+  n bookings;
+  v_status text := case p_action when 'accept' then 'accepted' when 'cancel' then 'canceled' end;
+  v_old text;
+  v_new text;
+begin
+  if v_status is null then
+    raise exception 'api.change_booking: unknown action %', p_action;
+  end if;
+  select * into b from bookings where store_id = p_store and id = p_booking for no key update;
+  if not found then
+    return api.rejection('resource_not_found');
+  end if;
+  if (p_action = 'accept' and b.status not in ('pending', 'initiated')) or b.status = 'canceled' then
+    return api.rejection('invalid_state_transition');
+  end if;
+
+  v_old := api.booking_json(b);
+  update bookings set status = v_status, updated_at = api.now_ms()
+   where store_id = p_store and id = p_booking
+  returning * into n;
+  v_new := api.booking_json(n);
+
+  perform api.emit_event(p_store, 'booking.' || v_status, v_new::jsonb, api.previous_attributes(v_old, v_new));
+  perform api.notify_customer(p_store, 'booking_' || v_status, n.customer_email,
+    jsonb_build_object('booking_id', n.id,
+                       'booking_date', to_char(n.booking_date, 'YYYY-MM-DD'),
+                       'booking_time', to_char(n.booking_time, 'HH24:MI'),
+                       'timezone', n.timezone,
+                       'duration_minutes', n.duration_minutes,
+                       'meeting_method', n.meeting_method,
+                       'meeting_link', n.meeting_link,
+                       'product_name', n.product_name,
+                       'customer_name', n.customer_name));
+  return (200, v_new)::api.write_result;
+end $$;
+
+-- The live variant a variant write works on, locked after its live product (every
+-- variant write of a product moves the product's updated_at, so they queue on the
+-- product row and see each other's results). All fields null when either is missing or
+-- deleted.
+create or replace function api.lock_variant(p_store uuid, p_product uuid, p_variant uuid) returns variants
+language plpgsql volatile as $$
+declare
+  v variants;
+begin
+  perform 1 from products
+   where store_id = p_store and id = p_product and deleted_at is null
+     for no key update;
+  if found then
+    select * into v from variants
+     where store_id = p_store and id = p_variant and product_id = p_product and deleted_at is null
+       for no key update;
+  end if;
+  return v;
+end $$;
+
+-- After a variant changed: the product's updated_at moves too, and product.updated fires
+-- with the whole product. Returns the product's new rendering.
+create or replace function api.product_changed(p_store uuid, p_product uuid, p_old_json text) returns text
+language plpgsql volatile as $$
+declare
+  v_new text;
+begin
+  update products set updated_at = api.now_ms() where store_id = p_store and id = p_product;
+  v_new := api.current_product_json(p_store, p_product);
+  perform api.emit_event(p_store, 'product.updated', v_new::jsonb, api.previous_attributes(p_old_json, v_new));
+  return v_new;
+end $$;
+
+-- PATCH /v1/products/{id}/variants/{variant_id}. Null p_price / p_discount_value: not
+-- sent; p_discount_type applies only when p_discount_type_sent (null then removes the
+-- discount and zeroes its value). The server has checked formats and that a sent price
+-- is above zero; the rules that depend on the stored variant are here. A request that
+-- changes nothing returns the product as it is and fires nothing.
+create or replace function api.update_variant(p_store uuid, p_product uuid, p_variant uuid, p_price numeric,
+                                              p_discount_type_sent boolean, p_discount_type text,
+                                              p_discount_value numeric)
+returns api.write_result
+language plpgsql volatile as $$
+declare
+  v variants;
+  v_price numeric;
+  v_type text;
+  v_value numeric;
+  v_old text;
+begin
+  v := api.lock_variant(p_store, p_product, p_variant);
+  if v.id is null then
+    return api.rejection('resource_not_found');
+  end if;
+
+  v_price := coalesce(p_price, v.price);
+  v_type := case when p_discount_type_sent then p_discount_type else v.discount_type end;
+  v_value := coalesce(p_discount_value,
+                      case when p_discount_type_sent and p_discount_type is null then 0 else v.discount_value end);
+  -- A discount needs a value above zero, and a value needs a discount.
+  if (v_type is null) <> (v_value = 0) then
+    return api.rejection('parameter_invalid', 'discount_value');
+  end if;
+  if v_type is not null and api.discounted_price(v_price, v_type, v_value) <= 0 then
+    return api.rejection('discount_exceeds_price', 'discount_value');
+  end if;
+
+  v_old := api.current_product_json(p_store, p_product);
+  if (v_price, v_type, v_value) is not distinct from (v.price, v.discount_type, v.discount_value) then
+    return (200, v_old)::api.write_result;
+  end if;
+  update variants set price = v_price, discount_type = v_type, discount_value = v_value, updated_at = api.now_ms()
+   where store_id = p_store and id = p_variant;
+  return (200, api.product_changed(p_store, p_product, v_old))::api.write_result;
+end $$;
+
+-- POST /v1/products/{id}/variants/{variant_id}/stock. mode 'set' (p_quantity >= 0,
+-- starts tracking an untracked variant) or 'adjust' (p_quantity <> 0; refused on an
+-- untracked variant, or when stock would go below zero). Every accepted request is a
+-- stock_movements row, a `set` to the current value included; only a real change moves
+-- updated_at and fires product.updated.
+create or replace function api.change_stock(p_store uuid, p_product uuid, p_variant uuid, p_mode text,
+                                            p_quantity integer, p_note text, p_api_key uuid)
+returns api.write_result
+language plpgsql volatile as $$
+declare
+  v variants;
+  v_after bigint;
+  v_old text;
+begin
+  v := api.lock_variant(p_store, p_product, p_variant);
+  if v.id is null then
+    return api.rejection('resource_not_found');
+  end if;
+
+  if p_mode = 'adjust' then
+    if v.stock is null then
+      return api.rejection('stock_not_tracked');
+    end if;
+    v_after := v.stock::bigint + p_quantity;
+    if v_after < 0 then
+      return api.rejection('insufficient_stock', 'quantity');
+    end if;
+    if v_after > 2147483647 then
+      return api.rejection('parameter_invalid', 'quantity');
+    end if;
+  else
+    v_after := p_quantity;
+  end if;
+
+  insert into stock_movements (store_id, variant_id, product_id, mode, quantity, delta, before, after, note,
+                               source, api_key_id)
+  values (p_store, p_variant, p_product, p_mode, p_quantity, v_after - coalesce(v.stock, 0), v.stock, v_after,
+          p_note, 'api', p_api_key);
+  if v.stock is distinct from v_after then
+    v_old := api.current_product_json(p_store, p_product);
+    update variants set stock = v_after, updated_at = api.now_ms()
+     where store_id = p_store and id = p_variant
+    returning * into v;
+    perform api.product_changed(p_store, p_product, v_old);
+  end if;
+  return (200, api.variant_json(v))::api.write_result;
+end $$;
