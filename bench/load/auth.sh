@@ -72,7 +72,7 @@ unknown_hash=$(printf %s "sk_live_$(head -c 64 /dev/urandom | tr -dc 'A-Za-z0-9'
 start_server() {
   local log
   log=$(mktemp)
-  STOREAPI_DATABASE_URL=$database STOREAPI_LISTEN=127.0.0.1:0 STOREAPI_ACCESS_LOG=off \
+  STOREAPI_DATABASE_URL=$database STOREAPI_LISTEN=127.0.0.1:0 STOREAPI_ACCESS_LOG=off STOREAPI_METRICS_LISTEN=off \
     STOREAPI_DB_CONNS_PER_THREAD=$1 "$build/storeapi" 2>"$log" &
   server_pid=$!
   for _ in $(seq 1 300); do

@@ -70,7 +70,7 @@ done <"$work/targets"
 psql -q "$url" -c "vacuum analyze"
 
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-STOREAPI_LISTEN=127.0.0.1:$port STOREAPI_ACCESS_LOG=off STOREAPI_THREADS=$threads \
+STOREAPI_LISTEN=127.0.0.1:$port STOREAPI_ACCESS_LOG=off STOREAPI_METRICS_LISTEN=off STOREAPI_THREADS=$threads \
   STOREAPI_DB_CONNS_PER_THREAD=$db_conns "$build/storeapi" 2>"$work/server.log" &
 server_pid=$!
 for _ in $(seq 1 100); do

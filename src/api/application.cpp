@@ -3,6 +3,7 @@
 #include "api/endpoints.hpp"
 #include "api/idempotency.hpp"
 #include "api/statements.hpp"
+#include "auth/api_key.hpp"
 #include "auth/invalidation.hpp"
 
 #include "runtime/spawn.hpp"
@@ -46,6 +47,7 @@ void fail(http::Response& res, std::string_view request_id, ErrorCode code, std:
           std::string_view message) {
   const ErrorInfo& info = error_info(code);
   res.status = info.status;
+  res.notes.error_code = info.name;
   res.body.clear();
   render_error(res.body, code, param, message, request_id);
   if (code == ErrorCode::service_unavailable) res.add_header("Retry-After", std::int64_t{1});
@@ -68,6 +70,7 @@ void Application::start_idempotency_purge() { runtime::spawn(purge_idempotency_k
 
 runtime::task<void> Application::handle(const http::Request& req, http::Response& res) {
   http::Match match = http::match(req.method, req.path);
+  if (match.kind == http::MatchKind::found) res.notes.route = &http::route(match.route);
   if (!match.needs_key) {
     handle_health(req, res, match);
     co_return;
@@ -94,6 +97,8 @@ runtime::task<void> Application::handle_v1(const http::Request& req, http::Respo
     fail(res, req.request_id, *auth_error(auth.status));
     co_return;
   }
+  res.notes.store_id.assign(auth.caller.store());
+  res.notes.key_prefix.assign(auth::display_prefix(req.header("authorization")));
   add_rate_headers(res, auth.caller.rate);
   if (auth.status == auth::AuthStatus::rate_limited) {
     fail(res, req.request_id, ErrorCode::rate_limited);

@@ -1,5 +1,7 @@
 #include "api/idempotency.hpp"
 
+#include "metrics/registry.hpp"
+
 #include <algorithm>
 #include <chrono>
 
@@ -86,5 +88,28 @@ runtime::task<void> purge_idempotency_keys(db::Pool& pool) {
     }
   }
 }
+
+namespace {
+
+// By KeyOutcome, then "released"; looked up once per thread (the lookup takes the
+// registry's lock).
+metrics::Counter& key_outcome_counter(std::size_t index) {
+  static constexpr std::array<std::string_view, 5> kLabels{"run", "replay", "mismatch", "in_progress", "released"};
+  thread_local std::array<metrics::Counter*, kLabels.size()> counters{};
+  if (!counters[index])
+    counters[index] = &metrics::Registry::process()
+                           .counter("storeapi_idempotency_outcomes_total",
+                                    "Writes with an Idempotency-Key, by outcome (run, replay, mismatch, in_progress, "
+                                    "released: failed with a 5xx, the key left free).",
+                                    {"outcome"})
+                           .with({kLabels[index]});
+  return *counters[index];
+}
+
+}  // namespace
+
+static_assert(static_cast<int>(KeyOutcome::in_progress) == 3, "labels above follow KeyOutcome's order");
+void count_key_outcome(KeyOutcome outcome) { key_outcome_counter(static_cast<std::size_t>(outcome)).inc(); }
+void count_key_released() { key_outcome_counter(4).inc(); }
 
 }  // namespace storeapi::api

@@ -53,6 +53,12 @@ std::optional<KeyOutcome> parse_key_outcome(std::string_view text);
 // (limit) → how many expired keys were deleted.
 extern const db::Statement kPurgeIdempotencyKeys;
 
+// storeapi_idempotency_outcomes_total: what a keyed write's claim came to (run, replay,
+// mismatch, in_progress), and "released": a keyed write that failed with a 5xx, whose
+// rolled-back transaction left the key free.
+void count_key_outcome(KeyOutcome outcome);
+void count_key_released();
+
 // Deletes keys taken more than 24 hours ago, every few minutes, forever. Expiry itself is
 // exact without it (an expired key is free again when next taken); this keeps the table
 // small. Runs on one core.

@@ -76,12 +76,17 @@ void answer(Context& ctx, std::int64_t status, std::string_view body) {
 runtime::task<void> finish(Context& ctx, db::Unit& unit) {
   const db::Outcome outcome = co_await ctx.services.pool.run(unit);
   const db::Result& written = unit.result(0);
-  if (!database_answered(ctx, outcome, written)) co_return;  // 503 or 500, as for reads
+  const bool keyed = read_idempotency_key(ctx.req).state == IdempotencyKey::State::valid;
+  if (!database_answered(ctx, outcome, written)) {  // 503 or 500, as for reads
+    if (keyed) count_key_released();
+    co_return;
+  }
   const std::optional<KeyOutcome> taken = written.rows() == 1 ? parse_key_outcome(written.text(0, 0)) : std::nullopt;
   if (!taken) {
     fail(ctx, ErrorCode::internal_error);
     co_return;
   }
+  if (keyed) count_key_outcome(*taken);
   switch (*taken) {
     case KeyOutcome::mismatch:
       fail(ctx, ErrorCode::idempotency_mismatch);

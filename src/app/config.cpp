@@ -2,6 +2,7 @@
 
 #include "common/crypto.hpp"
 #include "common/env.hpp"
+#include "metrics/listen_setting.hpp"
 
 namespace storeapi::app {
 
@@ -27,13 +28,16 @@ std::optional<Config> Config::from_env(std::string& error) {
   c.max_connections_set = get("STOREAPI_MAX_CONNECTIONS") != nullptr;
   if (const char* v = get("STOREAPI_ACCESS_LOG")) {
     std::string_view s(v);
-    if (s == "on") c.access_log = true;
-    else if (s == "off") c.access_log = false;
+    // "on" was the text format's name before JSON lines became the default.
+    if (s == "json") c.access_log = http::AccessLogFormat::json;
+    else if (s == "text" || s == "on") c.access_log = http::AccessLogFormat::text;
+    else if (s == "off") c.access_log = http::AccessLogFormat::off;
     else {
-      error = std::string("STOREAPI_ACCESS_LOG: expected on or off, got '") + v + "'";
+      error = std::string("STOREAPI_ACCESS_LOG: expected json, text or off, got '") + v + "'";
       return std::nullopt;
     }
   }
+  if (!metrics::read_listen_setting("STOREAPI_METRICS_LISTEN", c.metrics_listen, error)) return std::nullopt;
   if (const char* v = get("STOREAPI_DATABASE_URL")) c.database_url = v;
   if (const char* v = get("STOREAPI_SECRET")) {
     c.secret = v;

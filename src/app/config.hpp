@@ -5,6 +5,7 @@
 #include <optional>
 #include <string>
 
+#include "http/access_log.hpp"
 #include "runtime/cores.hpp"
 #include "runtime/net.hpp"
 
@@ -13,7 +14,9 @@ namespace storeapi::app {
 struct Config {
   runtime::ListenAddress listen;                  // STOREAPI_LISTEN, default 127.0.0.1:8080
   unsigned threads = 0;                           // STOREAPI_THREADS, default: online CPUs
-  bool access_log = true;                         // STOREAPI_ACCESS_LOG=on|off
+  http::AccessLogFormat access_log = http::AccessLogFormat::json;  // STOREAPI_ACCESS_LOG=json|text|off
+  // STOREAPI_METRICS_LISTEN: where /metrics is served, default 127.0.0.1:9464; nullopt: off.
+  std::optional<runtime::ListenAddress> metrics_listen = runtime::ListenAddress{"127.0.0.1", 9464};
   std::size_t max_connections = 10'000;           // STOREAPI_MAX_CONNECTIONS (whole process)
   bool max_connections_set = false;               // given, not the default (app/open_files.hpp)
   std::chrono::milliseconds request_timeout{10'000};  // STOREAPI_REQUEST_TIMEOUT_MS

@@ -17,6 +17,8 @@
 #include "runtime/io.hpp"
 #include "runtime/spawn.hpp"
 #include "http/server.hpp"
+#include "metrics/process_metrics.hpp"
+#include "metrics/scrape_server.hpp"
 #include "runtime/cores.hpp"
 #include "runtime/net.hpp"
 
@@ -84,11 +86,36 @@ int main() {
   server_options.idle_timeout = config->idle_timeout;
   server_options.access_log = config->access_log;
 
+  metrics::Registry& registry = metrics::Registry::process();
+  registry.set_cores(config->threads);
+  metrics::add_process_metrics(registry, "storeapi_build_info");
+
   auth::RateLimiter rate_limiter;  // shared by every core: the limit is per store, exact
   std::vector<CoreState> cores_state(config->threads);
   std::unique_ptr<runtime::Cores> cores;
+  // Published once the cores run; read by the scraping thread.
+  std::atomic<const runtime::Cores*> scraped_cores{nullptr};
+  registry.computed("storeapi_io_uring_cq_overflows_total",
+                    "Completions the kernel could not queue on a core's ring (must stay 0).", metrics::Kind::counter,
+                    [&scraped_cores] {
+                      const runtime::Cores* c = scraped_cores.load(std::memory_order_acquire);
+                      return c ? static_cast<double>(c->cq_overflows()) : 0.0;
+                    });
+  // Declared after `cores`, so it stops before them: a scrape reads their rings.
+  std::unique_ptr<metrics::ScrapeServer> scrape_server;
+  if (config->metrics_listen) {
+    try {
+      scrape_server = std::make_unique<metrics::ScrapeServer>(*config->metrics_listen, registry);
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "storeapi: metrics listener: %s\n", e.what());
+      return 1;
+    }
+    std::fprintf(stderr, "storeapi: metrics on %s:%u\n", config->metrics_listen->host.c_str(), scrape_server->port());
+  }
+
   try {
     cores = std::make_unique<runtime::Cores>(config->threads, [&](runtime::Reactor& reactor) {
+      metrics::bind_this_thread(reactor.index());
       CoreState& state = cores_state[reactor.index()];
       int fd = reactor.index() == 0 ? first_listener : runtime::listen_tcp(bound);
       state.application = std::make_unique<api::Application>(*config, rate_limiter);
@@ -105,6 +132,7 @@ int main() {
     std::fprintf(stderr, "storeapi: start failed: %s\n", e.what());
     return 1;
   }
+  scraped_cores.store(cores.get(), std::memory_order_release);
   // One LISTEN connection, on core 0, fans invalidations out to every core's key cache;
   // the core that applies one last confirms it (auth/invalidation.hpp).
   db::Listener listener(config->database_url, kInvalidateChannel, [&](std::string_view payload) {

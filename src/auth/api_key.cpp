@@ -26,4 +26,10 @@ BearerStatus bearer_token(std::string_view header, bool header_present, std::str
   return BearerStatus::present;
 }
 
+std::string_view display_prefix(std::string_view authorization) noexcept {
+  std::string_view token;
+  bearer_token(authorization, true, token);
+  return token.substr(0, kDisplayPrefixLength);
+}
+
 }  // namespace storeapi::auth

@@ -19,4 +19,8 @@ enum class BearerStatus { missing, present };
 // even nothing, → present, and the token is then checked as a key (invalid_api_key).
 BearerStatus bearer_token(std::string_view header, bool header_present, std::string_view& token) noexcept;
 
+// The public prefix (first kDisplayPrefixLength characters) of the key in an
+// Authorization header, for logs: never more of the key. Empty without a Bearer token.
+std::string_view display_prefix(std::string_view authorization) noexcept;
+
 }  // namespace storeapi::auth

@@ -2,6 +2,7 @@
 
 #include "auth/api_key.hpp"
 #include "auth/store_body.hpp"
+#include "metrics/registry.hpp"
 
 namespace storeapi::auth {
 namespace {
@@ -32,6 +33,26 @@ const db::Statement kKeyByHash{
     "  from api_keys k join stores s on s.id = k.store_id"
     " where k.key_hash = $1",
     1};
+
+namespace {
+
+metrics::Counter& cache_lookups(std::string_view result) {
+  return metrics::Registry::process()
+      .counter("storeapi_key_cache_lookups_total",
+               "API key lookups in a core's cache: hit, miss (asked the database) or known_unknown (negative cache).",
+               {"result"})
+      .with({result});
+}
+
+}  // namespace
+
+Authenticator::Authenticator(db::Pool& pool, KeyCache& cache, RateLimiter& limiter)
+    : pool_(pool),
+      cache_(cache),
+      limiter_(limiter),
+      cache_hits_(cache_lookups("hit")),
+      cache_misses_(cache_lookups("miss")),
+      cache_known_unknown_(cache_lookups("known_unknown")) {}
 
 runtime::task<const KeyRecord*> Authenticator::load(const crypto::Sha256& hash, bool& unavailable) {
   std::string hex = crypto::hex(hash);
@@ -71,6 +92,10 @@ runtime::task<const KeyRecord*> Authenticator::load(const crypto::Sha256& hash, 
       .expires_at = record.expires_at,
   });
   record.bucket = limiter_.bucket(record.store_id);
+  record.rate_limited = &metrics::Registry::process()
+                             .counter("storeapi_rate_limited_requests_total",
+                                      "Requests answered 429 rate_limited, by the store's plan.", {"plan"})
+                             .with({r.text(0, 12)});
   co_return &cache_.insert(hash, std::move(record), now, generation);
 }
 
@@ -90,11 +115,14 @@ runtime::task<AuthResult> Authenticator::authenticate(const http::Request& req) 
   crypto::Sha256 hash = crypto::sha256(token);
   auto now = KeyCache::Clock::now();
   const KeyRecord* key = cache_.find(hash, now);
+  if (key) cache_hits_.inc();
   if (!key) {
     if (cache_.known_unknown(hash, now)) {
+      cache_known_unknown_.inc();
       result.status = AuthStatus::invalid_api_key;
       co_return result;
     }
+    cache_misses_.inc();
     bool unavailable = false;
     key = co_await load(hash, unavailable);
     if (!key) {
@@ -117,7 +145,10 @@ runtime::task<AuthResult> Authenticator::authenticate(const http::Request& req) 
     result.caller.scopes = key->scopes;
     result.caller.store_body = key->store_body;
     result.caller.rate = key->bucket->acquire(monotonic_ns(), key->rate_per_minute);
-    if (!result.caller.rate.allowed) result.status = AuthStatus::rate_limited;
+    if (!result.caller.rate.allowed) {
+      result.status = AuthStatus::rate_limited;
+      if (key->rate_limited) key->rate_limited->inc();
+    }
   }
   co_return result;
 }

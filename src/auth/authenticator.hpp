@@ -55,7 +55,7 @@ extern const db::Statement kKeyByHash;
 
 class Authenticator {
  public:
-  Authenticator(db::Pool& pool, KeyCache& cache, RateLimiter& limiter) : pool_(pool), cache_(cache), limiter_(limiter) {}
+  Authenticator(db::Pool& pool, KeyCache& cache, RateLimiter& limiter);
 
   runtime::task<AuthResult> authenticate(const http::Request& req);
 
@@ -68,6 +68,10 @@ class Authenticator {
   db::Pool& pool_;
   KeyCache& cache_;
   RateLimiter& limiter_;
+  // storeapi_key_cache_lookups_total by result.
+  metrics::Counter& cache_hits_;
+  metrics::Counter& cache_misses_;
+  metrics::Counter& cache_known_unknown_;
 };
 
 }  // namespace storeapi::auth

@@ -1,5 +1,7 @@
 #include "auth/key_cache.hpp"
 
+#include "metrics/registry.hpp"
+
 #include <cstring>
 
 namespace storeapi::auth {
@@ -76,7 +78,15 @@ void KeyCache::insert_unknown(const Hash& hash, Clock::time_point now, std::uint
   unknown_[hash] = now + options_.negative_ttl;
 }
 
+KeyCache::KeyCache(KeyCacheOptions options)
+    : options_(options),
+      invalidations_(metrics::Registry::process()
+                         .counter("storeapi_key_cache_invalidations_total",
+                                  "Invalidations applied to a core's key cache (NOTIFY storeapi_invalidate).")
+                         .with({})) {}
+
 void KeyCache::invalidate(std::string_view payload) {
+  invalidations_.inc();
   ++generation_;
   if (payload == "*") {
     entries_.clear();

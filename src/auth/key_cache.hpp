@@ -17,6 +17,7 @@
 #include "common/time.hpp"
 #include "common/uuid.hpp"
 #include "http/scopes.hpp"
+#include "metrics/series.hpp"
 
 namespace storeapi::auth {
 
@@ -30,6 +31,7 @@ struct KeyRecord {
   std::int64_t rate_per_minute = 0;
   std::string store_body;  // the whole GET /v1/store answer for this key, rendered once
   std::shared_ptr<RateBucket> bucket;
+  metrics::Counter* rate_limited = nullptr;  // storeapi_rate_limited_requests_total of the store's plan
 };
 
 struct KeyCacheOptions {
@@ -44,7 +46,7 @@ class KeyCache {
   using Clock = std::chrono::steady_clock;
   using Hash = crypto::Sha256;
 
-  explicit KeyCache(KeyCacheOptions options = {}) : options_(options) {}
+  explicit KeyCache(KeyCacheOptions options = {});
 
   // The cached record, or nullptr (also when it outlived the TTL).
   const KeyRecord* find(const Hash& hash, Clock::time_point now);
@@ -78,6 +80,7 @@ class KeyCache {
   std::unordered_map<Hash, Entry, HashOfHash> entries_;
   std::unordered_map<Hash, Clock::time_point, HashOfHash> unknown_;
   std::uint64_t generation_ = 0;
+  metrics::Counter& invalidations_;
 };
 
 }  // namespace storeapi::auth

@@ -3,6 +3,8 @@
 #include "db/connection.hpp"
 #include "runtime/io.hpp"
 
+#include <chrono>
+
 namespace storeapi::db {
 namespace {
 
@@ -54,6 +56,20 @@ PgConnection* Pool::pick() const noexcept {
 }
 
 runtime::task<Outcome> Pool::run(Unit& unit) {
+  auto started = std::chrono::steady_clock::now();
+  metrics_.in_flight.inc();
+  Outcome outcome = co_await run_attempts(unit);
+  metrics_.in_flight.dec();
+  metrics_.unit_duration.observe(std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
+  if (outcome == Outcome::unavailable) metrics_.unavailable.inc();
+  if (outcome == Outcome::overloaded) metrics_.overloaded.inc();
+  if (outcome == Outcome::done)
+    for (std::size_t i = 0; i < unit.size(); ++i)
+      if (!unit.result(i).ok()) metrics_.count_error(unit.result(i));
+  co_return outcome;
+}
+
+runtime::task<Outcome> Pool::run_attempts(Unit& unit) {
   for (int attempt = 0;; ++attempt) {
     PgConnection* c = pick();
     // A retry follows a reset: give the connections the time to come back (rare path).
@@ -69,6 +85,7 @@ runtime::task<Outcome> Pool::run(Unit& unit) {
       else queue_head_ = &unit;
       queue_tail_ = &unit;
       ++queued_;
+      metrics_.queued.inc();
     } else {
       c->submit(unit);
     }
@@ -90,6 +107,7 @@ void Pool::dispatch_queued() {
     queue_head_ = u->next;
     if (!queue_head_) queue_tail_ = nullptr;
     --queued_;
+    metrics_.queued.dec();
     c->submit(*u);
   }
 }
@@ -100,15 +118,27 @@ void Pool::fail_queued(Outcome why) {
     queue_head_ = u->next;
     if (!queue_head_) queue_tail_ = nullptr;
     --queued_;
+    metrics_.queued.dec();
     u->next = nullptr;
     u->outcome_ = why;
     u->waiter.resume();
   }
 }
 
-void Pool::on_connection_ready(PgConnection&) { dispatch_queued(); }
+void Pool::count_connections_up() noexcept {
+  unsigned up = 0;
+  for (const auto& c : connections_) up += c->ready() ? 1 : 0;
+  metrics_.set_connections_up(up);
+}
+
+void Pool::on_connection_ready(PgConnection&) {
+  count_connections_up();
+  dispatch_queued();
+}
 
 void Pool::on_connection_lost() {
+  metrics_.reconnects.inc();
+  count_connections_up();
   if (!ready()) fail_queued(Outcome::unavailable);
 }
 

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "db/pool_metrics.hpp"
 #include "db/statement.hpp"
 #include "db/unit.hpp"
 #include "runtime/task.hpp"
@@ -63,8 +64,10 @@ class Pool {
 
  private:
   PgConnection* pick() const noexcept;
+  runtime::task<Outcome> run_attempts(Unit& unit);
   void dispatch_queued();
   void fail_queued(Outcome why);
+  void count_connections_up() noexcept;
 
   PoolOptions options_;
   std::span<const Statement> statements_;
@@ -72,6 +75,7 @@ class Pool {
   Unit* queue_head_ = nullptr;
   Unit* queue_tail_ = nullptr;
   std::size_t queued_ = 0;
+  PoolMetrics metrics_;
 };
 
 }  // namespace storeapi::db

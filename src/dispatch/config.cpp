@@ -1,5 +1,7 @@
 #include "dispatch/config.hpp"
 
+#include "metrics/listen_setting.hpp"
+
 #include "common/env.hpp"
 
 #include <cerrno>
@@ -60,7 +62,8 @@ std::optional<Config> Config::from_env(std::string& error) {
       !env::read_millis("STOREAPI_DISPATCH_POLL_MS", c.poll_interval, error) ||
       !env::read_millis("STOREAPI_SHUTDOWN_GRACE_MS", c.shutdown_grace, error) ||
       !env::read_number<unsigned>("STOREAPI_DISPATCH_BATCH", c.batch_size, 1, 10'000, error) ||
-      !env::read_number<unsigned>("STOREAPI_DISPATCH_CONCURRENCY", c.concurrency, 1, 10'000, error))
+      !env::read_number<unsigned>("STOREAPI_DISPATCH_CONCURRENCY", c.concurrency, 1, 10'000, error) ||
+      !metrics::read_listen_setting("STOREAPI_DISPATCH_METRICS_LISTEN", c.metrics_listen, error))
     return std::nullopt;
   if (c.lease <= c.webhook_timeout || c.lease <= c.smtp_timeout) {
     error = "STOREAPI_DISPATCH_LEASE_MS must exceed STOREAPI_WEBHOOK_TIMEOUT_MS and STOREAPI_SMTP_TIMEOUT_MS";

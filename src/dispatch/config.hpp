@@ -1,6 +1,7 @@
 #pragma once
 // storeapi-dispatch settings, read once from the environment (README "Dispatcher").
 #include "dispatch/retry_schedule.hpp"
+#include "runtime/net.hpp"
 
 #include <chrono>
 #include <optional>
@@ -26,6 +27,8 @@ struct Config {
   std::chrono::milliseconds shutdown_grace{10'000};   // STOREAPI_SHUTDOWN_GRACE_MS
   unsigned batch_size = 100;                          // STOREAPI_DISPATCH_BATCH
   unsigned concurrency = 64;                          // STOREAPI_DISPATCH_CONCURRENCY
+  // STOREAPI_DISPATCH_METRICS_LISTEN: where its /metrics is served; nullopt ("off"): nowhere.
+  std::optional<runtime::ListenAddress> metrics_listen = runtime::ListenAddress{"127.0.0.1", 9465};
 
   // Reads the environment; on a bad value returns nullopt and sets `error` to one line.
   static std::optional<Config> from_env(std::string& error);

@@ -21,6 +21,8 @@ constexpr milliseconds kMaxReconnectDelay{30'000};
 // When work is due but another dispatcher holds it (SKIP LOCKED), look again this soon
 // rather than spinning.
 constexpr milliseconds kMinPassInterval{25};
+// The backlog gauges are refreshed at most this often (a few count queries).
+constexpr milliseconds kBacklogInterval{5'000};
 
 std::int64_t unix_seconds(timefmt::Micros t) { return t / 1'000'000; }
 
@@ -37,7 +39,8 @@ Dispatcher::Dispatcher(Config config)
       rng_(std::random_device{}()),
       pass_at_(Clock::now()),
       connect_at_(Clock::now()),
-      reconnect_delay_(kFirstReconnectDelay) {}
+      reconnect_delay_(kFirstReconnectDelay),
+      backlog_at_(Clock::now()) {}
 
 template <typename Step>
 bool Dispatcher::with_database(Step step) {
@@ -74,6 +77,10 @@ std::size_t Dispatcher::room() const {
 }
 
 void Dispatcher::pass(Clock::time_point now) {
+  if (now >= backlog_at_) {
+    metrics_.backlog(outbox_->backlog());
+    backlog_at_ = now + kBacklogInterval;
+  }
   std::size_t batch = config_.batch_size;
   while (outbox_->fan_out(batch) == batch) {
   }
@@ -123,6 +130,7 @@ void Dispatcher::start_notification(NotificationJob job) {
     in_flight_.emplace(tag, InFlight{std::move(job), started});
   } catch (const RenderError& e) {
     log_line("notification " + job.id + " (" + job.template_name + "): " + e.what() + "; giving up");
+    metrics_.email(false);
     unrecorded_notifications_.push_back({job.store_id, job.id, job.attempt, false, e.what(), std::nullopt});
   }
 }
@@ -153,6 +161,8 @@ void Dispatcher::on_delivery_finished(const DeliveryJob& job, timefmt::Micros st
   }
   if (!result.completed) outcome.error = result.error;
   bool delivered = result.completed && result.response_code >= 200 && result.response_code <= 299;
+  metrics_.attempt(result);
+  if (delivered) metrics_.delivered(static_cast<double>(timefmt::now_micros() - job.event_created_at) / 1e6);
   if (!delivered) {
     outcome.retry_in = config_.retry_schedule.delay_after(job.round_attempt, rng_);
     std::string why = result.completed ? "HTTP " + std::to_string(result.response_code) : result.error;
@@ -164,6 +174,7 @@ void Dispatcher::on_delivery_finished(const DeliveryJob& job, timefmt::Micros st
 
 void Dispatcher::on_notification_finished(const NotificationJob& job, const TransferResult& result) {
   NotificationOutcome outcome{job.store_id, job.id, job.attempt, result.completed, "", std::nullopt};
+  metrics_.email(result.completed);
   if (!result.completed) {
     outcome.error = result.error;
     if (result.response_code > 0) outcome.error += " (SMTP " + std::to_string(result.response_code) + ")";

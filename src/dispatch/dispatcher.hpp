@@ -4,6 +4,7 @@
 // retry or poll. Losing the database connection keeps transfers going and their
 // outcomes in memory until it is back.
 #include "dispatch/config.hpp"
+#include "dispatch/dispatch_metrics.hpp"
 #include "dispatch/jobs.hpp"
 #include "dispatch/outbox.hpp"
 #include "dispatch/transfers.hpp"
@@ -64,6 +65,8 @@ class Dispatcher {
   bool more_waiting_ = false;        // the last pass hit the concurrency limit
   Clock::time_point connect_at_;
   std::chrono::milliseconds reconnect_delay_;
+  DispatchMetrics metrics_;
+  Clock::time_point backlog_at_;  // when to count the backlog next
 };
 
 }  // namespace storeapi::dispatch

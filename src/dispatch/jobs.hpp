@@ -19,6 +19,7 @@ struct DeliveryJob {
   std::string payload;               // the event JSON: the exact bytes sent and signed
   int attempt = 0;                   // counted over the delivery's whole life
   int round_attempt = 0;             // counted from the start of the current schedule round
+  timefmt::Micros event_created_at = 0;  // the event's commit time: delivery lag is measured from it
 };
 
 // One attempt to send one e-mail.
@@ -46,6 +47,13 @@ struct DeliveryOutcome {
   std::optional<std::string> response;  // first bytes of the answer
   std::optional<std::string> error;     // why no response, or why it counts as failed
   std::optional<std::chrono::milliseconds> retry_in;  // after a failure; nullopt = give up
+};
+
+struct Backlog {
+  std::int64_t events_not_fanned_out = 0;
+  std::int64_t deliveries_due = 0;
+  std::int64_t emails_due = 0;
+  std::int64_t endpoints_disabled = 0;
 };
 
 struct NotificationOutcome {

@@ -3,6 +3,8 @@
 // SIGINT stops it after the transfers in flight (exit 0).
 #include "dispatch/config.hpp"
 #include "dispatch/dispatcher.hpp"
+#include "metrics/process_metrics.hpp"
+#include "metrics/scrape_server.hpp"
 
 #include <curl/curl.h>
 #include <signal.h>
@@ -10,6 +12,7 @@
 
 #include <cstdio>
 #include <exception>
+#include <memory>
 
 int main() {
   using namespace storeapi::dispatch;
@@ -32,7 +35,16 @@ int main() {
     return 1;
   }
   try {
-    Dispatcher(std::move(*config)).run(stop_fd);
+    storeapi::metrics::Registry& registry = storeapi::metrics::Registry::process();
+    storeapi::metrics::add_process_metrics(registry, "storeapi_dispatch_build_info");
+    std::unique_ptr<storeapi::metrics::ScrapeServer> scrape_server;
+    if (config->metrics_listen) {
+      scrape_server = std::make_unique<storeapi::metrics::ScrapeServer>(*config->metrics_listen, registry);
+      std::fprintf(stderr, "storeapi-dispatch: metrics on %s:%u\n", config->metrics_listen->host.c_str(),
+                   scrape_server->port());
+    }
+    Dispatcher dispatcher(std::move(*config));
+    dispatcher.run(stop_fd);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "storeapi-dispatch: fatal: %s\n", e.what());
     return 1;

@@ -54,7 +54,8 @@ with due as (
 )
 select c.store_id, c.id, 'evt_' || replace(c.event_id::text, '-', ''), w.url, w.secret,
        case when w.previous_secret_expires_at > now() then w.previous_secret end,
-       e.payload::text, c.attempts, c.attempts - c.schedule_start
+       e.payload::text, c.attempts, c.attempts - c.schedule_start,
+       (extract(epoch from e.created_at) * 1000000)::bigint
   from claimed c
   join events e on e.store_id = c.store_id and e.id = c.event_id
   join webhook_endpoints w on w.store_id = c.store_id and w.id = c.endpoint_id
@@ -110,6 +111,14 @@ select floor(extract(epoch from least(
        - now()) * 1000)::bigint
 )SQL";
 
+// What is waiting, for the dispatcher's backlog gauges.
+constexpr const char* kBacklog = R"SQL(
+select (select count(*) from events where fanned_out_at is null),
+       (select count(*) from webhook_deliveries where status = 'pending' and next_attempt_at <= now()),
+       (select count(*) from notifications where status = 'pending' and next_attempt_at <= now()),
+       (select count(*) from webhook_endpoints where not enabled)
+)SQL";
+
 // Runs a claim statement in its own transaction: the leases are committed before any
 // request goes out.
 pqxx::result claim(pqxx::connection& conn, const char* statement, std::size_t limit, long long lease_ms) {
@@ -145,6 +154,7 @@ struct Outbox::Session {
     conn.prepare("record_deliveries", kRecordDeliveries);
     conn.prepare("record_notifications", kRecordNotifications);
     conn.prepare("next_due", kNextDue);
+    conn.prepare("backlog", kBacklog);
   }
 
   pqxx::connection conn;
@@ -170,6 +180,12 @@ std::size_t Outbox::fan_out(std::size_t limit) {
   return result.affected_rows();
 }
 
+Backlog Outbox::backlog() {
+  pqxx::nontransaction tx(session_->conn);
+  auto r = tx.exec_prepared1("backlog");
+  return {r[0].as<std::int64_t>(), r[1].as<std::int64_t>(), r[2].as<std::int64_t>(), r[3].as<std::int64_t>()};
+}
+
 std::vector<DeliveryJob> Outbox::claim_deliveries(std::size_t limit) {
   auto rows = claim(session_->conn, "claim_deliveries", limit, lease_ms_);
   std::vector<DeliveryJob> jobs;
@@ -185,6 +201,7 @@ std::vector<DeliveryJob> Outbox::claim_deliveries(std::size_t limit) {
     job.payload = r[6].c_str();
     job.attempt = r[7].as<int>();
     job.round_attempt = r[8].as<int>();
+    job.event_created_at = r[9].as<timefmt::Micros>();
     jobs.push_back(std::move(job));
   }
   return jobs;

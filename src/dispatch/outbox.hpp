@@ -49,6 +49,9 @@ class Outbox {
   // `with_notifications`) is due: negative when overdue, nullopt when there is none.
   std::optional<std::chrono::milliseconds> next_due(bool with_notifications);
 
+  // Counts of what is waiting (storeapi_dispatch_backlog and _endpoints_disabled).
+  Backlog backlog();
+
  private:
   struct Session;  // the libpqxx connection and its LISTEN, kept out of this header
 

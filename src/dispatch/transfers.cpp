@@ -139,6 +139,7 @@ void Transfers::wait(std::span<WatchedFd> watched, std::chrono::milliseconds tim
     TransferResult result;
     result.tag = t.tag;
     result.completed = msg->data.result == CURLE_OK;
+    result.curl_code = static_cast<int>(msg->data.result);
     curl_easy_getinfo(easy, CURLINFO_RESPONSE_CODE, &result.response_code);
     curl_off_t micros = 0;
     curl_easy_getinfo(easy, CURLINFO_TOTAL_TIME_T, &micros);

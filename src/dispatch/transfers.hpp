@@ -34,6 +34,7 @@ struct TransferResult {
   bool completed = false;              // the exchange finished (any HTTP status)
   long response_code = 0;              // HTTP status or last SMTP reply; 0 = none
   std::string error;                   // curl's explanation when !completed
+  int curl_code = 0;                   // its CURLcode (timeout, TLS, connection: metrics)
   std::chrono::milliseconds latency{0};
   std::string response_head;           // the first bytes of an HTTP answer (excerpt.hpp)
   std::size_t response_bytes = 0;      // the answer's whole length

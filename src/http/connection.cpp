@@ -1,9 +1,14 @@
 #include "http/connection.hpp"
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <poll.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <charconv>
 #include <cstring>
 
 #include "http/server.hpp"
@@ -22,6 +27,35 @@ constexpr std::size_t kKeptResponseBytes = 64 * 1024;
 std::uint64_t micros_since(runtime::Clock::time_point t) {
   return static_cast<std::uint64_t>(
       std::chrono::duration_cast<std::chrono::microseconds>(runtime::Clock::now() - t).count());
+}
+
+// "address:port" of the socket's peer ("[v6]:port"), once per connection; empty if unknown.
+std::size_t format_peer(int fd, char (&out)[64]) {
+  sockaddr_storage peer{};
+  socklen_t len = sizeof peer;
+  if (::getpeername(fd, reinterpret_cast<sockaddr*>(&peer), &len) != 0) return 0;
+  char host[INET6_ADDRSTRLEN];
+  unsigned port = 0;
+  bool v6 = peer.ss_family == AF_INET6;
+  if (v6) {
+    const auto* a = reinterpret_cast<const sockaddr_in6*>(&peer);
+    if (!::inet_ntop(AF_INET6, &a->sin6_addr, host, sizeof host)) return 0;
+    port = ntohs(a->sin6_port);
+  } else if (peer.ss_family == AF_INET) {
+    const auto* a = reinterpret_cast<const sockaddr_in*>(&peer);
+    if (!::inet_ntop(AF_INET, &a->sin_addr, host, sizeof host)) return 0;
+    port = ntohs(a->sin_port);
+  } else {
+    return 0;
+  }
+  std::string_view h(host);
+  char* p = out;
+  if (v6) *p++ = '[';
+  p = std::copy(h.begin(), h.end(), p);
+  if (v6) *p++ = ']';
+  *p++ = ':';
+  p = std::to_chars(p, out + sizeof out, port).ptr;
+  return static_cast<std::size_t>(p - out);
 }
 
 }  // namespace
@@ -46,10 +80,13 @@ runtime::task<void> serve_connection(Server& server, int fd) {
 Connection::Connection(Server& server, int fd)
     : server_(server), fd_(fd), reader_(server.options().limits) {
   server_.link(this);
+  server_.metrics().open.inc();
+  if (server_.access_log().enabled()) client_len_ = format_peer(fd_, client_);
 }
 
 Connection::~Connection() {
   ::close(fd_);
+  server_.metrics().open.dec();
   server_.unlink(this);
 }
 
@@ -97,9 +134,11 @@ runtime::task<void> Connection::serve() {
     int n = co_await runtime::recv(fd_, space.data(), space.size());
     bool expired = disarmed_by_deadline(n);
     if (n > 0) {
+      server_.metrics().received_bytes.inc(static_cast<std::size_t>(n));
       reader_.commit(static_cast<std::size_t>(n));
       continue;
     }
+    if (expired) server_.metrics().deadline_closed.inc();
     // A request cut short by its deadline gets a 408.
     if (expired && !server_.draining()) co_await refuse(Rejection::request_timeout);
     co_return;
@@ -111,12 +150,14 @@ runtime::task<bool> Connection::receive_while_idle() {
   reply_.end();
   runtime::Clock::time_point deadline = runtime::Clock::now() + server_.options().idle_timeout;
   runtime::BufferRing& ring = runtime::Reactor::current().recv_buffers();
+  ServerMetrics& metrics = server_.metrics();
   arm(deadline);
   idle_ = true;
   runtime::Received got = co_await runtime::recv_provided(fd_, ring);
   idle_ = false;
-  disarmed_by_deadline(got.result());
+  if (disarmed_by_deadline(got.result())) metrics.deadline_closed.inc();
   if (got.result() > 0) {
+    metrics.received_bytes.inc(static_cast<std::size_t>(got.result()));
     // Copied at once, so that the ring's buffer goes straight back. (Bytes that do not fit
     // leave the reader failed: next() reports it.)
     reader_.append(got.bytes());
@@ -130,13 +171,14 @@ runtime::task<bool> Connection::receive_while_idle() {
   idle_ = true;
   int ready = co_await runtime::poll(fd_, POLLIN);
   idle_ = false;
-  disarmed_by_deadline(ready);
+  if (disarmed_by_deadline(ready)) metrics.deadline_closed.inc();
   if (ready <= 0) co_return false;
   std::span<char> space = reader_.recv_space();
   arm(deadline);
   int n = co_await runtime::recv(fd_, space.data(), space.size());
-  disarmed_by_deadline(n);
+  if (disarmed_by_deadline(n)) metrics.deadline_closed.inc();
   if (n <= 0) co_return false;
+  metrics.received_bytes.inc(static_cast<std::size_t>(n));
   reader_.commit(static_cast<std::size_t>(n));
   co_return true;
 }
@@ -170,7 +212,14 @@ runtime::task<bool> Connection::answer(Request& req) {
   std::memcpy(request_id_, id.data(), id.size());
   request_id_len_ = id.size();
   req.request_id = {request_id_, request_id_len_};
+  req.trace_id = trace_id_of(req.header("traceparent"));
+  if (req.trace_id.empty()) {
+    new_trace_id(trace_id_);
+    req.trace_id = {trace_id_, sizeof trace_id_};
+  }
 
+  ServerMetrics& metrics = server_.metrics();
+  metrics.in_flight.inc();
   ResponseBuffers& reply = this->reply();
   Response& res = reply.res;
   res.reset();
@@ -183,7 +232,13 @@ runtime::task<bool> Connection::answer(Request& req) {
   bool keep_alive = req.keep_alive && !res.close && !server_.draining();
   ResponseFraming framing{req.request_id, req.method == Method::head, keep_alive, req.http_minor == 0};
   std::size_t bytes = serialize(res, framing, reply.out);
-  server_.access_log().record({req.method_text, req.path, res.status, bytes, micros_since(started), req.request_id});
+  std::uint64_t micros = micros_since(started);
+  metrics.in_flight.dec();
+  metrics.request_done(req.method_text, res.notes.route, res.status, static_cast<double>(micros) / 1e6);
+  server_.access_log().record({req.request_id, req.trace_id, {client_, client_len_}, req.method_text,
+                               res.notes.route ? res.notes.route->pattern : std::string_view{}, req.path,
+                               res.status, res.notes.error_code, req.body.size(), bytes, micros,
+                               res.notes.store_id, res.notes.key_prefix});
   co_return keep_alive;
 }
 
@@ -194,7 +249,12 @@ runtime::task<void> Connection::refuse(Rejection why) {
   server_.handler().reject(why, id, reply.res);
   ResponseFraming framing{id, false, false, false};
   std::size_t bytes = serialize(reply.res, framing, reply.out);
-  server_.access_log().record({"-", "-", reply.res.status, bytes, 0, id});
+  server_.metrics().rejected(why);
+  server_.metrics().request_done("-", nullptr, reply.res.status, 0);
+  char trace_id[kTraceIdLength];
+  new_trace_id(trace_id);
+  server_.access_log().record({id, {trace_id, sizeof trace_id}, {client_, client_len_}, "-", {}, "-", reply.res.status,
+                               reply.res.notes.error_code, 0, bytes, 0, {}, {}});
   co_await flush();
 }
 
@@ -205,12 +265,13 @@ runtime::task<bool> Connection::flush() {
   while (off < out.size()) {
     arm(runtime::Clock::now() + server_.options().send_timeout);
     int n = co_await runtime::send(fd_, out.data() + off, out.size() - off);
-    disarmed_by_deadline(n);
+    if (disarmed_by_deadline(n)) server_.metrics().deadline_closed.inc();
     if (n <= 0) {
       out.clear();
       co_return false;
     }
     off += static_cast<std::size_t>(n);
+    server_.metrics().sent_bytes.inc(static_cast<std::size_t>(n));
   }
   out.clear();
   co_return true;

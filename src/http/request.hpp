@@ -22,6 +22,7 @@ struct Request {
   std::string_view query;   // after '?', still percent-encoded; empty when absent
   std::string_view body;    // de-chunked; followed by at least kBodyPadding readable bytes
   std::string_view request_id;
+  std::string_view trace_id;  // of its traceparent header, or a new one (http/trace_context.hpp)
   const std::vector<Header>* headers = nullptr;
   std::uint8_t http_minor = 1;
   bool keep_alive = true;

@@ -7,7 +7,25 @@
 #include <string>
 #include <string_view>
 
+#include "http/router.hpp"
+
 namespace storeapi::http {
+
+// What the access log and the metrics tell about an answer besides its status; set by the
+// handler as it learns it, cleared with the response.
+struct ResponseNotes {
+  const Route* route = nullptr;  // the matched route (its template labels metrics); null: none
+  std::string_view error_code;   // DESIGN's `code` of an error answer (static text)
+  std::string store_id;          // the authenticated caller's store
+  std::string key_prefix;        // and the public prefix of its key (never the key)
+
+  void clear() noexcept {
+    route = nullptr;
+    error_code = {};
+    store_id.clear();
+    key_prefix.clear();
+  }
+};
 
 struct Response {
   int status = 200;
@@ -15,6 +33,7 @@ struct Response {
   std::string extra_headers;     // complete "Name: value\r\n" lines
   std::size_t kept_headers = 0;  // how much of extra_headers survives discard()
   bool close = false;            // answer with Connection: close and close afterwards
+  ResponseNotes notes;
 
   void add_header(std::string_view name, std::string_view value);
   void add_header(std::string_view name, std::int64_t value);
@@ -31,6 +50,7 @@ struct Response {
   }
   void reset() noexcept {
     kept_headers = 0;
+    notes.clear();
     discard();
   }
 };

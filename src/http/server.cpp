@@ -38,12 +38,14 @@ runtime::task<void> Server::sweep_deadlines() {
 }
 
 void Server::on_accept(int fd) {
+  metrics_.accepted.inc();
   if (count_ >= options_.max_connections || draining_) return refuse(fd);
   runtime::spawn(serve_connection(*this, fd));
 }
 
 void Server::refuse(int fd) {
   // Past the connection limit: one best-effort 503 without waiting, then close.
+  metrics_.refused.inc();
   Response res;
   std::string out;
   std::string_view id = next_request_id();

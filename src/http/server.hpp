@@ -8,6 +8,7 @@
 #include "http/access_log.hpp"
 #include "http/handler.hpp"
 #include "http/request_reader.hpp"
+#include "http/server_metrics.hpp"
 #include "runtime/net.hpp"
 #include "runtime/task.hpp"
 
@@ -19,7 +20,7 @@ struct ServerOptions {
   std::chrono::milliseconds idle_timeout{60'000};     // keep-alive wait for the next request
   std::chrono::milliseconds send_timeout{60'000};     // a peer that stops reading
   std::size_t max_connections = 10'000;               // on this core
-  bool access_log = true;
+  AccessLogFormat access_log = AccessLogFormat::json;
   int access_log_fd = 1;
 };
 
@@ -42,6 +43,7 @@ class Server {
   const ServerOptions& options() const noexcept { return options_; }
   Handler& handler() noexcept { return handler_; }
   AccessLog& access_log() noexcept { return log_; }
+  ServerMetrics& metrics() noexcept { return metrics_; }
 
  private:
   friend class Connection;
@@ -56,6 +58,7 @@ class Server {
   ServerOptions options_;
   runtime::Acceptor acceptor_;
   AccessLog log_;
+  ServerMetrics metrics_;
   Connection* head_ = nullptr;
   std::size_t count_ = 0;
   bool draining_ = false;

@@ -33,7 +33,7 @@ bool ListenAddress::parse(const std::string& text, ListenAddress& out) {
   return true;
 }
 
-int listen_tcp(const ListenAddress& address, int backlog) {
+int listen_tcp(const ListenAddress& address, int backlog, bool share_port) {
   sockaddr_storage storage{};
   socklen_t len = 0;
   int family = AF_INET;
@@ -55,7 +55,7 @@ int listen_tcp(const ListenAddress& address, int backlog) {
   if (fd < 0) throw_errno("socket");
   int one = 1;
   if (::setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one) < 0 ||
-      ::setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &one, sizeof one) < 0) {
+      (share_port && ::setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &one, sizeof one) < 0)) {
     ::close(fd);
     throw_errno("setsockopt");
   }

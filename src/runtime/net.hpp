@@ -16,8 +16,9 @@ struct ListenAddress {
 };
 
 // A listening socket with SO_REUSEPORT, so every core can bind its own on the same port
-// and the kernel spreads connections across them. Throws std::system_error on failure.
-int listen_tcp(const ListenAddress& address, int backlog = 4096);
+// and the kernel spreads connections across them (share_port=false: without it, so that
+// binding a port another process holds fails). Throws std::system_error on failure.
+int listen_tcp(const ListenAddress& address, int backlog = 4096, bool share_port = true);
 
 // The port a bound socket listens on (resolves port 0).
 std::uint16_t local_port(int fd);

@@ -77,7 +77,9 @@ void Reactor::cancel_fd(int fd) {
   io_uring_sqe_set_data64(sqe, 0);
 }
 
-unsigned Reactor::cq_overflow() const noexcept { return *ring_.cq.koverflow; }
+// The kernel writes the counter; an atomic load makes reading it from the scraping
+// thread race-free.
+unsigned Reactor::cq_overflow() const noexcept { return __atomic_load_n(ring_.cq.koverflow, __ATOMIC_RELAXED); }
 
 void Reactor::arm_wakeup() {
   io_uring_sqe* sqe = get_sqe();

@@ -1,7 +1,8 @@
 #pragma once
 // build/storeapi-dispatch as a child process, for the dispatcher tests and bench/load: a
 // ServerProcess that gets exactly `settings` as its STOREAPI_* environment (nothing
-// inherited, no defaults) and listens on nothing, so only its start is waited for.
+// inherited, no defaults but /metrics on a free port: metrics_port()), so only its start
+// is waited for.
 // Stop it with terminate() (SIGTERM; its exit status), crash it with kill(); what it
 // logged is stderr_text().
 #include <map>
@@ -22,6 +23,8 @@ class DispatcherProcess : public ServerProcess {
     ProcessOptions o;
     o.binary = "storeapi-dispatch";
     o.env = settings;
+    // Never the fixed default port: tests run side by side.
+    o.env.try_emplace("STOREAPI_DISPATCH_METRICS_LISTEN", "127.0.0.1:0");
     o.inherit_settings = false;
     o.wait_for_listening = false;
     return o;

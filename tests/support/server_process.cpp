@@ -48,6 +48,8 @@ std::filesystem::path build_dir() {
 std::vector<std::string> child_environment(std::map<std::string, std::string> overrides, bool inherit_settings) {
   if (inherit_settings) {
     if (!overrides.count("STOREAPI_LISTEN")) overrides["STOREAPI_LISTEN"] = "127.0.0.1:0";
+    // Never the fixed default port: tests run side by side.
+    if (!overrides.count("STOREAPI_METRICS_LISTEN")) overrides["STOREAPI_METRICS_LISTEN"] = "127.0.0.1:0";
     const char* db = std::getenv("STOREAPI_TEST_DATABASE_URL");
     if (db && *db && !overrides.count("STOREAPI_DATABASE_URL")) overrides["STOREAPI_DATABASE_URL"] = db;
   }
@@ -126,18 +128,28 @@ void ServerProcess::shut_down() noexcept {
     if (*fd >= 0) ::close(std::exchange(*fd, -1));
 }
 
+namespace {
+
+// The port of "<marker>HOST:PORT" on a complete line of `text`; 0 if there is none yet.
+std::uint16_t reported_port(const std::string& text, std::string_view marker) {
+  std::size_t at = text.find(marker);
+  if (at == std::string::npos) return 0;
+  std::size_t line_end = text.find('\n', at);
+  if (line_end == std::string::npos) return 0;
+  std::size_t start = at + marker.size();
+  std::string address = text.substr(start, std::min(text.find(' ', start), line_end) - start);
+  return static_cast<std::uint16_t>(std::stoul(address.substr(address.rfind(':') + 1)));
+}
+
+}  // namespace
+
+std::uint16_t ServerProcess::metrics_port() const { return reported_port(stderr_text(), "metrics on "); }
+
 void ServerProcess::wait_until_listening(std::chrono::milliseconds timeout) {
-  static constexpr std::string_view marker = "listening on ";
   bool listening = eventually(
       [&] {
-        std::string text = stderr_text();
-        std::size_t at = text.find(marker);
-        if (at == std::string::npos) return !running();  // stop waiting on an early exit
-        std::size_t line_end = text.find('\n', at);
-        if (line_end == std::string::npos) return false;
-        std::string address = text.substr(at + marker.size(), text.find(' ', at + marker.size()) - at - marker.size());
-        port_ = static_cast<std::uint16_t>(std::stoul(address.substr(address.rfind(':') + 1)));
-        return true;
+        port_ = reported_port(stderr_text(), "listening on ");
+        return port_ != 0 || !running();  // stop waiting on an early exit
       },
       timeout);
   if (port_ == 0) {

@@ -40,6 +40,8 @@ class ServerProcess {
 
   pid_t pid() const noexcept { return pid_; }
   std::uint16_t port() const noexcept { return port_; }
+  // The /metrics port it reported ("metrics on HOST:PORT"); 0 if it has not (yet).
+  std::uint16_t metrics_port() const;
 
   void signal(int signo);
   // SIGKILL, as a crash would end it; returns once it is gone.

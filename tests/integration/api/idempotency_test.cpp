@@ -4,11 +4,13 @@
 // replay runs nothing.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <string>
 #include <thread>
 
 #include "seeded_server.hpp"
+#include "support/metrics_scrape.hpp"
 #include "support/poll.hpp"
 #include "support/run_together.hpp"
 
@@ -73,6 +75,20 @@ TEST_F(Idempotency, ARetryReplaysTheFirstResultAndRunsNothing) {
   EXPECT_EQ(stock(), "9");
   EXPECT_EQ(movements(), 1);
   EXPECT_EQ(events(), 1);
+}
+
+TEST_F(Idempotency, OutcomesAreCountedInMetrics) {
+  auto outcome = [&](const std::string& m, const char* which) {
+    return std::max(0.0, metric_value(m, std::string(R"(storeapi_idempotency_outcomes_total{outcome=")") + which + "\"}"));
+  };
+  std::string before = scrape_metrics(env->metrics_port());
+  ASSERT_EQ(adjust("metrics-1").status, 200);
+  ASSERT_EQ(adjust("metrics-1").status, 200);      // replay
+  ASSERT_EQ(adjust("metrics-1", -2).status, 409);  // same key, another body: mismatch
+  std::string after = scrape_metrics(env->metrics_port());
+  EXPECT_EQ(outcome(after, "run") - outcome(before, "run"), 1);
+  EXPECT_EQ(outcome(after, "replay") - outcome(before, "replay"), 1);
+  EXPECT_EQ(outcome(after, "mismatch") - outcome(before, "mismatch"), 1);
 }
 
 TEST_F(Idempotency, WithoutAKeyEveryRequestRuns) {

@@ -33,6 +33,7 @@ class SeededServer {
   ~SeededServer();
 
   std::uint16_t port() const { return server_->port(); }
+  std::uint16_t metrics_port() const { return server_->metrics_port(); }
   const TestStore& store() const { return store_; }
   const TestKey& key() const { return key_; }
   TestDatabase& database() { return db_; }
