@@ -46,14 +46,16 @@ store_key() {
 
 # start_server: storeapi on a free port with $THREADS threads (default 2) and $DB_CONNS
 # database connections per thread (default 1: measured best on 2 cores, bench/RESULTS.md),
-# access log $ACCESS_LOG (default off, written to .dev/bench/access-PORT.log) and metrics
-# on $METRICS_LISTEN (default off); sets $base and $server_pid.
+# access log $ACCESS_LOG (default off, written to .dev/bench/access-PORT.log), metrics
+# on $METRICS_LISTEN (default off) and stage timing as $STAGE_TIMING says (default off);
+# sets $base and $server_pid.
 # STOREAPI_BINARY runs another build (another commit's, for a before/after).
 start_server() {
   local port
   port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
   STOREAPI_LISTEN=127.0.0.1:$port STOREAPI_THREADS=${THREADS:-2} STOREAPI_DB_CONNS_PER_THREAD=${DB_CONNS:-1} \
     STOREAPI_ACCESS_LOG=${ACCESS_LOG:-off} STOREAPI_METRICS_LISTEN=${METRICS_LISTEN:-off} \
+    STOREAPI_STAGE_TIMING=${STAGE_TIMING:-off} \
     STOREAPI_SECRET=bench-secret "${STOREAPI_BINARY:-build/storeapi}" >"$STOREAPI_DEV_DIR/access-$port.log" 2>"$STOREAPI_DEV_DIR/server.log" &
   server_pid=$!
   base=http://127.0.0.1:$port
@@ -65,4 +67,26 @@ start_server() {
   exit 1
 }
 
-stop_server() { kill "$server_pid" 2>/dev/null && wait "$server_pid" 2>/dev/null || true; }
+# pgbench_script NAME FILE VALUE...: the server's prepared statement NAME (from
+# build/bench/print-statements) as a pgbench script in FILE, with $1.. bound to the
+# values (NULL for SQL null, written into the text); sets pgbench_defines to the -D
+# options that go with it.
+pgbench_script() {
+  local name=$1 file=$2 sql i=1
+  shift 2
+  pgbench_defines=()
+  sql=$(build/bench/print-statements | sed -n "s/^prepare $name as \(.*\);$/\1/p")
+  [[ -n $sql ]] || { echo "no statement $name" >&2; exit 1; }
+  for value in "$@"; do
+    if [[ $value == NULL ]]; then
+      sql=$(sed -E "s/\\\$$i([^0-9]|$)/NULL\1/g" <<<"$sql")
+    else
+      sql=$(sed -E "s/\\\$$i([^0-9]|$)/:p$i\1/g" <<<"$sql")
+      pgbench_defines+=(-D "p$i=$value")
+    fi
+    i=$((i + 1))
+  done
+  echo "$sql;" >"$file"
+}
+
+stop_server() { [[ -z ${server_pid:-} ]] || { kill "$server_pid" 2>/dev/null && wait "$server_pid" 2>/dev/null; } || true; }

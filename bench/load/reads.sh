@@ -32,19 +32,9 @@ wrk_run() {
 pgbench_run() {
   local conns=$1 name=$2
   shift 2
-  local sql defines=() i=1
-  sql=$(build/bench/print-statements | sed -n "s/^prepare $name as \(.*\);$/\1/p")
-  [[ -n $sql ]] || { echo "no statement $name" >&2; exit 1; }
-  for value in "$@"; do
-    if [[ $value == NULL ]]; then
-      sql=$(sed -E "s/\\\$$i([^0-9]|$)/NULL\1/g" <<<"$sql")
-    else
-      sql=$(sed -E "s/\\\$$i([^0-9]|$)/:p$i\1/g" <<<"$sql")
-      defines+=(-D "p$i=$value")
-    fi
-    i=$((i + 1))
-  done
-  echo "$sql;" >"$work/$name.sql"
+  local defines
+  pgbench_script "$name" "$work/$name.sql" "$@"
+  defines=("${pgbench_defines[@]}")
   pgbench -n -M prepared -c "$conns" -j 2 -T 2 -f "$work/$name.sql" "${defines[@]}" "$STOREAPI_DATABASE_URL" >/dev/null 2>&1
   local out tps
   # Under heavy outside load 32 fresh backends can take the whole run to connect (0

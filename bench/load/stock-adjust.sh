@@ -50,14 +50,7 @@ api_key=$(field key <<<"$key_json")
 api_key_id=$(field id <<<"$key_json")
 
 # Tracked live variants of live products, with room to grow.
-psql -q -At "$url" -c "
-  update variants v set stock = 1000000 from products p
-   where p.store_id = v.store_id and p.id = v.product_id and v.store_id = '$store'
-     and v.deleted_at is null and p.deleted_at is null and v.stock is not null" >/dev/null
-psql -At -F ' ' "$url" -c "
-  select v.product_id, v.id from variants v join products p on p.store_id = v.store_id and p.id = v.product_id
-   where v.store_id = '$store' and v.deleted_at is null and p.deleted_at is null and v.stock is not null
-   order by v.id limit $targets" >"$work/targets"
+psql -q -At -F ' ' -v store="$store" -v limit="$targets" -f "$here/sql/stock_targets.sql" "$url" | grep -v '^UPDATE' >"$work/targets"
 found=$(wc -l <"$work/targets")
 [[ $found -eq $targets ]] || { echo "stock-adjust: only $found tracked variants" >&2; exit 1; }
 awk '{ print "POST\t/v1/products/" $1 "/variants/" $2 "/stock\t{\"mode\":\"adjust\",\"quantity\":1}" }' \

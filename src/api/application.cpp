@@ -5,6 +5,7 @@
 #include "api/statements.hpp"
 #include "auth/api_key.hpp"
 #include "auth/invalidation.hpp"
+#include "common/stage_timing.hpp"
 
 #include "runtime/spawn.hpp"
 
@@ -88,11 +89,21 @@ void Application::handle_health(const http::Request& req, http::Response& res, c
     return fail(res, req.request_id, ErrorCode::method_not_allowed);
   }
   if (match.route == http::RouteId::readyz && !pool_.ready()) return fail(res, req.request_id, ErrorCode::service_unavailable);
+  if (match.route == http::RouteId::debug_stages) {
+    // Only there when switched on (STOREAPI_STAGE_TIMING): otherwise no such route.
+    if (!stage_timing::enabled()) return fail(res, req.request_id, ErrorCode::route_not_found);
+    return render_stage_timings(res.body);
+  }
   res.body.assign(R"({"status":"ok"})");
 }
 
 runtime::task<void> Application::handle_v1(const http::Request& req, http::Response& res, const http::Match& match) {
+  const auto auth_started = stage_timing::now_if_enabled();
   auth::AuthResult auth = co_await authenticator_.authenticate(req);
+  if (stage_timing::enabled()) {
+    res.tally.auth = stage_timing::Clock::now() - auth_started;
+    stage_timing::record(stage_timing::Stage::auth, res.tally.auth);
+  }
   if (auth.status != auth::AuthStatus::ok && auth.status != auth::AuthStatus::rate_limited) {
     fail(res, req.request_id, *auth_error(auth.status));
     co_return;
@@ -145,7 +156,8 @@ runtime::task<void> Application::handle_v1(const http::Request& req, http::Respo
     // Answered before authentication (handle_health); listed so that a new route without
     // its endpoint here fails the build (-Wswitch).
     case http::RouteId::healthz:
-    case http::RouteId::readyz: fail(ctx, ErrorCode::route_not_found); break;
+    case http::RouteId::readyz:
+    case http::RouteId::debug_stages: fail(ctx, ErrorCode::route_not_found); break;
   }
 }
 

@@ -4,6 +4,12 @@
 
 namespace storeapi::api {
 
+runtime::task<db::Outcome> run_unit(Context& ctx, db::Unit& unit) {
+  const db::Outcome outcome = co_await ctx.services.pool.run(unit);
+  ctx.res.tally.db += unit.database_time;
+  co_return outcome;
+}
+
 bool refuse_query_params(Context& ctx) {
   http::Query& query = ctx.services.query;
   if (const auto error = query.parse(ctx.req.query)) {

@@ -44,6 +44,10 @@ inline void fail(Context& ctx, ErrorCode code, std::optional<std::string_view> p
   fail(ctx.res, ctx.req.request_id, code, param, message);
 }
 
+// Runs a unit of this request on the core's pool; its database time counts against the
+// request's database stages, not its render stage (common/stage_timing.hpp).
+runtime::task<db::Outcome> run_unit(Context& ctx, db::Unit& unit);
+
 // The database could not run a unit: 503 (unreachable or overloaded).
 inline void fail_unavailable(Context& ctx) { fail(ctx, ErrorCode::service_unavailable); }
 

@@ -8,6 +8,9 @@
 namespace storeapi::api {
 
 runtime::task<void> get_store(Context& ctx);
+// GET /debug/stages: every core's stage histograms summed, as
+// {"stages":{"parse":[[highest ns in the bucket, count], ...], ...}}, buckets ascending.
+void render_stage_timings(std::string& out);
 
 // Writes (write.hpp has what they share).
 runtime::task<void> post_order_fulfillment(Context& ctx);

@@ -6,7 +6,7 @@ runtime::task<void> serve_record(Context& ctx, const db::Statement& statement) {
   if (refuse_query_params(ctx)) co_return;
   db::Unit unit;
   unit.add(statement, {ctx.caller.store(), ctx.match.id});
-  const db::Outcome outcome = co_await ctx.services.pool.run(unit);
+  const db::Outcome outcome = co_await run_unit(ctx, unit);
   const db::Result& result = unit.result(0);
   if (!database_answered(ctx, outcome, result)) co_return;
   if (result.rows() == 0) {

@@ -74,7 +74,7 @@ void answer(Context& ctx, std::int64_t status, std::string_view body) {
 // (the statement failed, or its connection was lost) leaves the key free without more
 // work: the transaction that would have stored the answer rolled back.
 runtime::task<void> finish(Context& ctx, db::Unit& unit) {
-  const db::Outcome outcome = co_await ctx.services.pool.run(unit);
+  const db::Outcome outcome = co_await run_unit(ctx, unit);
   const db::Result& written = unit.result(0);
   const bool keyed = read_idempotency_key(ctx.req).state == IdempotencyKey::State::valid;
   if (!database_answered(ctx, outcome, written)) {  // 503 or 500, as for reads

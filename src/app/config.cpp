@@ -10,6 +10,23 @@ using env::get;
 using env::read_millis;
 using env::read_number;
 
+namespace {
+
+// NAME=on|off; unset leaves `out` as it is.
+bool read_on_off(const char* name, bool& out, std::string& error) {
+  const char* v = get(name);
+  if (!v) return true;
+  const std::string_view s(v);
+  if (s == "on" || s == "off") {
+    out = s == "on";
+    return true;
+  }
+  error = std::string(name) + ": expected on or off, got '" + v + "'";
+  return false;
+}
+
+}  // namespace
+
 std::optional<Config> Config::from_env(std::string& error) {
   Config c;
   c.threads = runtime::Cores::online_cpus();
@@ -23,7 +40,8 @@ std::optional<Config> Config::from_env(std::string& error) {
       !read_millis("STOREAPI_REQUEST_TIMEOUT_MS", c.request_timeout, error) ||
       !read_millis("STOREAPI_IDLE_TIMEOUT_MS", c.idle_timeout, error) ||
       !read_millis("STOREAPI_SHUTDOWN_GRACE_MS", c.shutdown_grace, error) ||
-      !read_millis("STOREAPI_DB_TIMEOUT_MS", c.db_timeout, error))
+      !read_millis("STOREAPI_DB_TIMEOUT_MS", c.db_timeout, error) ||
+      !read_on_off("STOREAPI_STAGE_TIMING", c.stage_timing, error))
     return std::nullopt;
   c.max_connections_set = get("STOREAPI_MAX_CONNECTIONS") != nullptr;
   if (const char* v = get("STOREAPI_ACCESS_LOG")) {

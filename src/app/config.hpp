@@ -17,6 +17,7 @@ struct Config {
   http::AccessLogFormat access_log = http::AccessLogFormat::json;  // STOREAPI_ACCESS_LOG=json|text|off
   // STOREAPI_METRICS_LISTEN: where /metrics is served, default 127.0.0.1:9464; nullopt: off.
   std::optional<runtime::ListenAddress> metrics_listen = runtime::ListenAddress{"127.0.0.1", 9464};
+  bool stage_timing = false;                      // STOREAPI_STAGE_TIMING=on|off (GET /debug/stages)
   std::size_t max_connections = 10'000;           // STOREAPI_MAX_CONNECTIONS (whole process)
   bool max_connections_set = false;               // given, not the default (app/open_files.hpp)
   std::chrono::milliseconds request_timeout{10'000};  // STOREAPI_REQUEST_TIMEOUT_MS

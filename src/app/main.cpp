@@ -13,6 +13,7 @@
 #include "app/open_files.hpp"
 #include "auth/invalidation.hpp"
 #include "auth/rate_limiter.hpp"
+#include "common/stage_timing.hpp"
 #include "db/listener.hpp"
 #include "runtime/io.hpp"
 #include "runtime/spawn.hpp"
@@ -85,6 +86,7 @@ int main() {
   server_options.request_timeout = config->request_timeout;
   server_options.idle_timeout = config->idle_timeout;
   server_options.access_log = config->access_log;
+  stage_timing::enable(config->stage_timing);  // before the cores start: they only read it
 
   metrics::Registry& registry = metrics::Registry::process();
   registry.set_cores(config->threads);

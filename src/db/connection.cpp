@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <string>
 
+#include "common/stage_timing.hpp"
 #include "db/connect.hpp"
 #include "db/pool.hpp"
 #include "runtime/spawn.hpp"
@@ -150,6 +151,7 @@ void PgConnection::finish_head(Outcome outcome) {
   Unit* u = head_;
   head_ = u->next;
   if (!head_) tail_ = nullptr;
+  else if (stage_timing::enabled()) head_->first_in_line_at = runtime::Clock::now();
   u->next = nullptr;
   --inflight_;
   u->outcome_ = outcome;
@@ -161,6 +163,7 @@ void PgConnection::submit(Unit& unit) {
   unit.connection = this;
   unit.next = nullptr;
   unit.sent_at = runtime::Clock::now();
+  unit.first_in_line_at = unit.sent_at;  // unless units are in line before it (finish_head)
   if (tail_) tail_->next = &unit;
   else head_ = &unit;
   tail_ = &unit;

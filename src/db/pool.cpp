@@ -1,5 +1,6 @@
 #include "db/pool.hpp"
 
+#include "common/stage_timing.hpp"
 #include "db/connection.hpp"
 #include "runtime/io.hpp"
 
@@ -71,6 +72,7 @@ runtime::task<Outcome> Pool::run(Unit& unit) {
 
 runtime::task<Outcome> Pool::run_attempts(Unit& unit) {
   for (int attempt = 0;; ++attempt) {
+    const auto entered = stage_timing::now_if_enabled();
     PgConnection* c = pick();
     // A retry follows a reset: give the connections the time to come back (rare path).
     for (int i = 0; attempt > 0 && !c && i < 100; ++i) {
@@ -90,6 +92,15 @@ runtime::task<Outcome> Pool::run_attempts(Unit& unit) {
       c->submit(unit);
     }
     Outcome outcome = co_await AwaitUnit{unit};
+    if (stage_timing::enabled()) {
+      const auto answered = stage_timing::Clock::now();
+      if (outcome == Outcome::done) {  // it was sent (else it never left the queue)
+        stage_timing::record(stage_timing::Stage::db_queue, unit.sent_at - entered);
+        stage_timing::record(stage_timing::Stage::db_pipeline, unit.first_in_line_at - unit.sent_at);
+        stage_timing::record(stage_timing::Stage::db, answered - unit.first_in_line_at);
+      }
+      unit.database_time += answered - entered;
+    }
     if (outcome == Outcome::done && attempt == 0 && needs_fresh_plan(unit)) {
       unit.connection->reset();
       unit.reset_results();

@@ -82,6 +82,12 @@ class Unit {
   PgConnection* connection = nullptr;  // where it ran
   std::coroutine_handle<> waiter;
   std::chrono::steady_clock::time_point sent_at{};  // when its connection sent it
+  // When it became the oldest unit on its connection: PostgreSQL was done with the units
+  // pipelined before it. Kept up to date only with stage timing on (common/stage_timing.hpp).
+  std::chrono::steady_clock::time_point first_in_line_at{};
+  // With stage timing on (common/stage_timing.hpp): how long Pool::run took for it, queue
+  // and round trip together, so the request can tell its own time from the database's.
+  std::chrono::steady_clock::duration database_time{};
   Outcome outcome_ = Outcome::done;
   std::size_t current = 0;       // statement whose results arrive next
   bool awaiting_end = false;     // a result arrived; libpq's NULL end-marker comes next

@@ -94,9 +94,14 @@ runtime::task<void> Connection::serve() {
   Request req;
   for (;;) {
     for (;;) {
+      const auto parse_started = stage_timing::now_if_enabled();
       RequestReader::Result r = reader_.next(req);
       if (r == RequestReader::Result::need_more) break;
       if (r == RequestReader::Result::error) co_return co_await refuse(reader_.rejection());
+      if (stage_timing::enabled()) {
+        stage_timing::record(stage_timing::Stage::read_wait, parse_started - received_at_);
+        stage_timing::record_since(stage_timing::Stage::parse, parse_started);
+      }
       deadline_armed_ = false;
       bool keep_alive = co_await answer(req);
       if (!keep_alive) {
@@ -132,6 +137,7 @@ runtime::task<void> Connection::serve() {
     }
     arm(request_deadline_);
     int n = co_await runtime::recv(fd_, space.data(), space.size());
+    received_at_ = stage_timing::now_if_enabled();
     bool expired = disarmed_by_deadline(n);
     if (n > 0) {
       server_.metrics().received_bytes.inc(static_cast<std::size_t>(n));
@@ -154,6 +160,7 @@ runtime::task<bool> Connection::receive_while_idle() {
   arm(deadline);
   idle_ = true;
   runtime::Received got = co_await runtime::recv_provided(fd_, ring);
+  received_at_ = stage_timing::now_if_enabled();
   idle_ = false;
   if (disarmed_by_deadline(got.result())) metrics.deadline_closed.inc();
   if (got.result() > 0) {
@@ -176,6 +183,7 @@ runtime::task<bool> Connection::receive_while_idle() {
   std::span<char> space = reader_.recv_space();
   arm(deadline);
   int n = co_await runtime::recv(fd_, space.data(), space.size());
+  received_at_ = stage_timing::now_if_enabled();
   if (disarmed_by_deadline(n)) metrics.deadline_closed.inc();
   if (n <= 0) co_return false;
   metrics.received_bytes.inc(static_cast<std::size_t>(n));
@@ -223,11 +231,17 @@ runtime::task<bool> Connection::answer(Request& req) {
   ResponseBuffers& reply = this->reply();
   Response& res = reply.res;
   res.reset();
+  const auto handler_started = stage_timing::now_if_enabled();
   try {
     co_await server_.handler().handle(req, res);
   } catch (...) {
     res.discard();  // the headers the handler kept (rate limit) stay on the 500
     server_.handler().reject(Rejection::internal_error, req.request_id, res);
+  }
+  if (stage_timing::enabled()) {
+    stage_timing::record(stage_timing::Stage::render,
+                         runtime::Clock::now() - handler_started - res.tally.auth - res.tally.db);
+    ++unsent_answers_;
   }
   bool keep_alive = req.keep_alive && !res.close && !server_.draining();
   ResponseFraming framing{req.request_id, req.method == Method::head, keep_alive, req.http_minor == 0};
@@ -261,6 +275,7 @@ runtime::task<void> Connection::refuse(Rejection why) {
 runtime::task<bool> Connection::flush() {
   if (!reply_) co_return true;  // nothing was answered since the last flush
   std::string& out = reply_->out;
+  const auto started = stage_timing::now_if_enabled();
   std::size_t off = 0;
   while (off < out.size()) {
     arm(runtime::Clock::now() + server_.options().send_timeout);
@@ -268,12 +283,18 @@ runtime::task<bool> Connection::flush() {
     if (disarmed_by_deadline(n)) server_.metrics().deadline_closed.inc();
     if (n <= 0) {
       out.clear();
+      unsent_answers_ = 0;
       co_return false;
     }
     off += static_cast<std::size_t>(n);
     server_.metrics().sent_bytes.inc(static_cast<std::size_t>(n));
   }
   out.clear();
+  if (stage_timing::enabled()) {
+    const auto sent = runtime::Clock::now();
+    stage_timing::record(stage_timing::Stage::send, sent - started);
+    for (; unsent_answers_ > 0; --unsent_answers_) stage_timing::record(stage_timing::Stage::total, sent - received_at_);
+  }
   co_return true;
 }
 

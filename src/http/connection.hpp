@@ -83,6 +83,10 @@ class Connection {
   runtime::Clock::time_point request_deadline_{};
   RequestReader reader_;
   runtime::Pool<ResponseBuffers>::Lease reply_;
+  // Stage timing (common/stage_timing.hpp; the epoch when off): when the last bytes came
+  // in, and how many answers in the response buffers wait for the next flush.
+  runtime::Clock::time_point received_at_{};
+  std::size_t unsent_answers_ = 0;
   char request_id_[32];
   std::size_t request_id_len_ = 0;
   char trace_id_[kTraceIdLength];

@@ -7,6 +7,7 @@
 #include <string>
 #include <string_view>
 
+#include "common/stage_timing.hpp"
 #include "http/router.hpp"
 
 namespace storeapi::http {
@@ -34,6 +35,8 @@ struct Response {
   std::size_t kept_headers = 0;  // how much of extra_headers survives discard()
   bool close = false;            // answer with Connection: close and close afterwards
   ResponseNotes notes;
+  // With stage timing on: the handler's auth and database time, kept apart from its own.
+  stage_timing::Tally tally;
 
   void add_header(std::string_view name, std::string_view value);
   void add_header(std::string_view name, std::int64_t value);
@@ -51,6 +54,7 @@ struct Response {
   void reset() noexcept {
     kept_headers = 0;
     notes.clear();
+    tally = {};
     discard();
   }
 };

@@ -11,6 +11,7 @@ namespace {
 constexpr std::array table{
     Route{RouteId::healthz, Method::get, "/healthz", false, std::nullopt},
     Route{RouteId::readyz, Method::get, "/readyz", false, std::nullopt},
+    Route{RouteId::debug_stages, Method::get, "/debug/stages", false, std::nullopt},
     Route{RouteId::store_get, Method::get, "/v1/store", true, std::nullopt},
     Route{RouteId::orders_list, Method::get, "/v1/orders", true, Scope::orders_read},
     Route{RouteId::orders_get, Method::get, "/v1/orders/{id}", true, Scope::orders_read},

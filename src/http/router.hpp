@@ -14,6 +14,7 @@ namespace storeapi::http {
 enum class RouteId : std::uint8_t {
   healthz,
   readyz,
+  debug_stages,  // the stage timings (common/stage_timing.hpp), when switched on
   store_get,
   orders_list,
   orders_get,

@@ -36,6 +36,7 @@ struct Endpoint {
 const std::vector<Endpoint> endpoints{
     {Method::get, "/healthz", RouteId::healthz, "", false, "GET, HEAD, OPTIONS"},
     {Method::get, "/readyz", RouteId::readyz, "", false, "GET, HEAD, OPTIONS"},
+    {Method::get, "/debug/stages", RouteId::debug_stages, "", false, "GET, HEAD, OPTIONS"},
     {Method::get, "/v1/store", RouteId::store_get, "", true, "GET, HEAD, OPTIONS"},
     {Method::get, "/v1/orders", RouteId::orders_list, "orders:read", true, "GET, HEAD, OPTIONS"},
     {Method::get, "/v1/orders/{id}", RouteId::orders_get, "orders:read", true, "GET, HEAD, OPTIONS"},
