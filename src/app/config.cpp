@@ -48,6 +48,7 @@ std::optional<Config> Config::from_env(std::string& error) {
       !read_millis("STOREAPI_REDIS_TIMEOUT_MS", c.redis_timeout, error) ||
       !read_on_off("STOREAPI_STAGE_TIMING", c.stage_timing, error))
     return std::nullopt;
+  c.max_connections_set = get("STOREAPI_MAX_CONNECTIONS") != nullptr;
   if (const char* v = get("STOREAPI_ACCESS_LOG")) {
     std::string_view s(v);
     // "on" was the text format's name before JSON lines became the default.
