@@ -12,7 +12,7 @@ constexpr FilterSpec kFilters[] = {
     {"status", FilterRule::one_of, kBookingStatuses, "($?::text is null or r.status = $?::text)"},
 };
 
-constexpr ListSpec kList{http::RouteId::bookings_list, false, kFilters};
+constexpr ListSpec kList{RouteId::bookings_list, false, kFilters};
 
 }  // namespace
 

@@ -6,13 +6,12 @@
 
 #include "api/dispatcher_wake.hpp"
 #include "api/errors.hpp"
-#include "app/config.hpp"
+#include "api/router.hpp"
 #include "auth/authenticator.hpp"
 #include "db/pool.hpp"
 #include "http/query.hpp"
 #include "http/request.hpp"
 #include "http/response.hpp"
-#include "http/router.hpp"
 #include "json/body.hpp"
 
 namespace storeapi::api {
@@ -20,7 +19,6 @@ namespace storeapi::api {
 // Per core, owned by the Application; reused from request to request. The parsers hand
 // out views into their own buffers: use what they parsed before the request suspends.
 struct Services {
-  const app::Config& config;
   db::Pool& pool;
   json::BodyParser& body_parser;
   http::Query& query;
@@ -33,7 +31,7 @@ struct Context {
   const http::Request& req;
   http::Response& res;
   const auth::Caller& caller;
-  const http::Match& match;
+  const Match& match;
   Services& services;
 };
 

@@ -11,7 +11,7 @@ constexpr FilterSpec kFilters[] = {
     {"email", FilterRule::email, {}, "lower(r.email) = lower($?::text)", true},
 };
 
-constexpr ListSpec kList{http::RouteId::customers_list, true, kFilters};
+constexpr ListSpec kList{RouteId::customers_list, true, kFilters};
 
 }  // namespace
 

@@ -1,4 +1,4 @@
-// POST /v1/orders/{id}/fulfillment: moves the order along DESIGN's fulfillment
+// POST /v1/orders/{id}/fulfillment: moves the order along docs/DESIGN.md's fulfillment
 // transitions (checked in api.fulfill_order), optionally with tracking details.
 #include "api/endpoints.hpp"
 #include "api/validators.hpp"
@@ -34,7 +34,8 @@ std::optional<Rejection> check(FieldValues v) {
 
 void add(db::Unit& unit, const Context& ctx, FieldValues v, db::Param key, db::Param fingerprint) {
   unit.add(kFulfillOrder,
-           {ctx.caller.store(), ctx.match.id, v[0].text, optional_text(v[1]), optional_text(v[2]), key, fingerprint});
+           {ctx.caller.store(), ctx.match.id, v[0].text, optional_text(v[1]), optional_text(v[2]), key, fingerprint,
+            ctx.req.trace_id});
 }
 
 }  // namespace

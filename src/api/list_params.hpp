@@ -25,7 +25,7 @@
 #include "common/time.hpp"
 #include "common/uuid.hpp"
 #include "http/query.hpp"
-#include "http/router.hpp"
+#include "api/router.hpp"
 
 namespace storeapi::api {
 
@@ -50,7 +50,7 @@ struct FilterSpec {
 inline constexpr std::size_t kMaxFilters = 3;
 
 struct ListSpec {
-  http::RouteId route;
+  RouteId route;
   bool updated_bounds;                  // takes updated_after / updated_before
   std::span<const FilterSpec> filters;  // at most kMaxFilters, at most one selective
 };

@@ -14,7 +14,7 @@ constexpr FilterSpec kFilters[] = {
     {"channel", FilterRule::one_of, kOrderChannels, "($?::text is null or r.channel = $?::text)"},
 };
 
-constexpr ListSpec kList{http::RouteId::orders_list, true, kFilters};
+constexpr ListSpec kList{RouteId::orders_list, true, kFilters};
 
 }  // namespace
 

@@ -18,7 +18,7 @@ constexpr FilterSpec kFilters[] = {
      true},
 };
 
-constexpr ListSpec kList{http::RouteId::products_list, true, kFilters};
+constexpr ListSpec kList{RouteId::products_list, true, kFilters};
 
 }  // namespace
 

@@ -40,7 +40,8 @@ std::optional<Rejection> check_variant(FieldValues v) {
 
 void add_variant(db::Unit& unit, const Context& ctx, FieldValues v, db::Param key, db::Param fingerprint) {
   unit.add(kUpdateVariant, {ctx.caller.store(), ctx.match.id, ctx.match.variant_id, optional_text(v[0]),
-                            v[1].present ? "true" : "false", optional_text(v[1]), optional_text(v[2]), key, fingerprint});
+                            v[1].present ? "true" : "false", optional_text(v[1]), optional_text(v[2]), key, fingerprint,
+                            ctx.req.trace_id});
 }
 
 constexpr json::Field kStockFields[] = {
@@ -65,7 +66,7 @@ std::optional<Rejection> check_stock(FieldValues v) {
 
 void add_stock(db::Unit& unit, const Context& ctx, FieldValues v, db::Param key, db::Param fingerprint) {
   unit.add(kChangeStock, {ctx.caller.store(), ctx.match.id, ctx.match.variant_id, v[0].text, v[1].number,
-                          optional_text(v[2]), ctx.caller.key(), key, fingerprint});
+                          optional_text(v[2]), ctx.caller.key(), key, fingerprint, ctx.req.trace_id});
 }
 
 }  // namespace

@@ -1,6 +1,6 @@
 #pragma once
 // What every write endpoint shares (docs/DECISIONS.md, "Writes" and "Idempotency"): the
-// validation in DESIGN's order — the query string (writes take no parameters), 415,
+// validation in docs/DESIGN.md's order — the query string (writes take no parameters), 415,
 // invalid_json, unknown / repeated / mistyped / missing fields, the endpoint's value
 // rules, then the Idempotency-Key's format — the idempotency flow around the endpoint's
 // SQL function, and the answer. An endpoint is its fields, its value rules and the
@@ -32,7 +32,8 @@ struct WriteEndpoint {
   // it has none.
   std::optional<Rejection> (*check)(FieldValues values);
   // Adds the endpoint's statement (api/write_statements.hpp) to `unit`, with `key` and the
-  // request's `fingerprint` (SQL null without an Idempotency-Key) as its last two parameters.
+  // request's `fingerprint` (SQL null without an Idempotency-Key) and its trace id
+  // (ctx.req.trace_id) as its last three parameters.
   void (*add)(db::Unit& unit, const Context& ctx, FieldValues values, db::Param key, db::Param fingerprint);
 };
 

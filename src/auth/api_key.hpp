@@ -15,7 +15,7 @@ bool is_well_formed_key(std::string_view key) noexcept;
 enum class BearerStatus { missing, present };
 
 // Extracts the token of an `Authorization: Bearer <token>` header. Absent header or another
-// scheme → missing (DESIGN: missing_api_key); the Bearer scheme with anything after it,
+// scheme → missing (docs/DESIGN.md: missing_api_key); the Bearer scheme with anything after it,
 // even nothing, → present, and the token is then checked as a key (invalid_api_key).
 BearerStatus bearer_token(std::string_view header, bool header_present, std::string_view& token) noexcept;
 

@@ -14,11 +14,11 @@ std::int64_t monotonic_ns() {
       .count();
 }
 
-http::ScopeSet parse_scopes(std::string_view list) {
-  http::ScopeSet set;
+ScopeSet parse_scopes(std::string_view list) {
+  ScopeSet set;
   while (!list.empty()) {
     std::size_t comma = list.find(',');
-    if (auto scope = http::parse_scope(list.substr(0, comma))) set.add(*scope);
+    if (auto scope = parse_scope(list.substr(0, comma))) set.add(*scope);
     if (comma == std::string_view::npos) break;
     list.remove_prefix(comma + 1);
   }
@@ -116,12 +116,11 @@ runtime::task<const KeyRecord*> Authenticator::load(const crypto::Sha256& hash, 
   co_return &cache_.insert(hash, std::move(record), now, generation);
 }
 
-runtime::task<AuthResult> Authenticator::authenticate(const http::Request& req) {
+runtime::task<AuthResult> Authenticator::authenticate(std::optional<std::string_view> authorization) {
   AuthResult result{AuthStatus::ok, {}};
-  bool present = false;
-  std::string_view header = req.header("authorization", &present);
   std::string_view token;
-  if (bearer_token(header, present, token) == BearerStatus::missing) {
+  if (bearer_token(authorization.value_or(std::string_view{}), authorization.has_value(), token) ==
+      BearerStatus::missing) {
     result.status = AuthStatus::missing_api_key;
     co_return result;
   }

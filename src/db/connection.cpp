@@ -145,7 +145,7 @@ void PgConnection::read_results() {
     u->awaiting_end = true;
   }
   // A fatal error (server shutdown, terminated backend) leaves libpq's pipeline state
-  // unreliable: never resynchronise, drop the connection (PITFALLS).
+  // unreliable: never resynchronise, drop the connection (docs/PITFALLS.md).
   if (PQstatus(conn_) == CONNECTION_BAD) broken_ = true;
 }
 

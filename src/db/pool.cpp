@@ -16,7 +16,7 @@ struct AwaitUnit {
   Outcome await_resume() const noexcept { return unit.outcome_; }
 };
 
-// After DDL a prepared statement can fail once with this error (PITFALLS); preparing it
+// After DDL a prepared statement can fail once with this error (docs/PITFALLS.md); preparing it
 // again on a fresh connection and retrying the unit fixes it. Units are written so that a
 // retry is safe (a failed segment changed nothing; idempotency tokens cover the rest).
 bool needs_fresh_plan(Unit& unit) {

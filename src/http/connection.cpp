@@ -222,9 +222,9 @@ runtime::task<bool> Connection::answer(Request& req) {
   std::memcpy(request_id_, id.data(), id.size());
   request_id_len_ = id.size();
   req.request_id = {request_id_, request_id_len_};
-  req.trace_id = trace_id_of(req.header("traceparent"));
+  req.trace_id = trace::trace_id_of(req.header("traceparent"));
   if (req.trace_id.empty()) {
-    new_trace_id(trace_id_);
+    trace::new_trace_id(trace_id_);
     req.trace_id = {trace_id_, sizeof trace_id_};
   }
 
@@ -273,8 +273,8 @@ runtime::task<void> Connection::refuse(Rejection why) {
   std::size_t bytes = serialize(reply.res, framing, reply.out);
   server_.metrics().rejected(why);
   server_.metrics().request_done("-", nullptr, reply.res.status, 0);
-  char trace_id[kTraceIdLength];
-  new_trace_id(trace_id);
+  char trace_id[trace::kTraceIdLength];
+  trace::new_trace_id(trace_id);
   server_.access_log().record({id, {trace_id, sizeof trace_id}, {client_, client_len_}, "-", {}, "-", reply.res.status,
                                reply.res.notes.error_code, 0, bytes, 0, {}, {}});
   co_await flush();

@@ -8,15 +8,15 @@
 #include <string_view>
 
 #include "metrics/stage_timing.hpp"
-#include "http/router.hpp"
+#include "http/route_label.hpp"
 
 namespace storeapi::http {
 
 // What the access log and the metrics tell about an answer besides its status; set by the
 // handler as it learns it, cleared with the response.
 struct ResponseNotes {
-  const Route* route = nullptr;  // the matched route (its template labels metrics); null: none
-  std::string_view error_code;   // DESIGN's `code` of an error answer (static text)
+  const RouteLabel* route = nullptr;  // the matched route (its template labels metrics); null: none
+  std::string_view error_code;   // docs/DESIGN.md's `code` of an error answer (static text)
   std::string store_id;          // the authenticated caller's store
   std::string key_prefix;        // and the public prefix of its key (never the key)
 

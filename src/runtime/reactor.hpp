@@ -65,7 +65,7 @@ class Reactor {
   // The ring of receive buffers this core's connections share while waiting for bytes.
   BufferRing& recv_buffers() noexcept { return *recv_buffers_; }
 
-  // Completion-queue overflows observed by the kernel (should stay 0; see PITFALLS).
+  // Completion-queue overflows observed by the kernel (should stay 0; see docs/PITFALLS.md).
   unsigned cq_overflow() const noexcept;
 
  private:

@@ -16,7 +16,7 @@ namespace {
 const std::vector<std::string> kStates = {"pending", "confirmed", "processing", "ready",   "shipped",
                                           "delivered", "canceled", "returned",  "fulfilled"};
 
-// DESIGN §2's transition table, written out independently of the SQL.
+// docs/DESIGN.md §2's transition table, written out independently of the SQL.
 const std::map<std::string, std::set<std::string>> kAllowed = {
     {"pending", {"confirmed", "processing", "ready", "shipped", "fulfilled", "canceled"}},
     {"confirmed", {"processing", "ready", "shipped", "fulfilled", "canceled"}},

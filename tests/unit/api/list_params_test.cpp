@@ -17,8 +17,8 @@ constexpr FilterSpec kFilters[] = {
     {"sku", FilterRule::sku, {}, "", true},
     {"email", FilterRule::email, {}, "", false},
 };
-constexpr ListSpec kList{http::RouteId::orders_list, true, kFilters};
-constexpr ListSpec kBookingsLike{http::RouteId::bookings_list, false, std::span<const FilterSpec>(kFilters, 1)};
+constexpr ListSpec kList{api::RouteId::orders_list, true, kFilters};
+constexpr ListSpec kBookingsLike{api::RouteId::bookings_list, false, std::span<const FilterSpec>(kFilters, 1)};
 
 const Uuid kStore = *Uuid::parse("7c9e6679-7425-40de-944b-e07fc1f90ae7");
 constexpr std::string_view kSecret = "secret";
