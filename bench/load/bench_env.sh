@@ -49,13 +49,14 @@ store_key() {
 # access log $ACCESS_LOG (default off, written to .dev/bench/access-PORT.log), metrics
 # on $METRICS_LISTEN (default off) and stage timing as $STAGE_TIMING says (default off);
 # sets $base and $server_pid.
+# STOREAPI_BINARY runs another build (another commit's, for a before/after).
 start_server() {
   local port
   port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
   STOREAPI_LISTEN=127.0.0.1:$port STOREAPI_THREADS=${THREADS:-2} STOREAPI_DB_CONNS_PER_THREAD=${DB_CONNS:-1} \
     STOREAPI_ACCESS_LOG=${ACCESS_LOG:-off} STOREAPI_METRICS_LISTEN=${METRICS_LISTEN:-off} \
     STOREAPI_STAGE_TIMING=${STAGE_TIMING:-off} \
-    STOREAPI_SECRET=bench-secret build/storeapi >"$STOREAPI_DEV_DIR/access-$port.log" 2>"$STOREAPI_DEV_DIR/server.log" &
+    STOREAPI_SECRET=bench-secret "${STOREAPI_BINARY:-build/storeapi}" >"$STOREAPI_DEV_DIR/access-$port.log" 2>"$STOREAPI_DEV_DIR/server.log" &
   server_pid=$!
   base=http://127.0.0.1:$port
   for _ in $(seq 1 100); do

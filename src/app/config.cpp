@@ -49,6 +49,7 @@ std::optional<Config> Config::from_env(std::string& error) {
       !read_millis("STOREAPI_REPLICA_POLL_MS", c.replica_poll, error) ||
       !read_on_off("STOREAPI_STAGE_TIMING", c.stage_timing, error))
     return std::nullopt;
+  c.max_connections_set = get("STOREAPI_MAX_CONNECTIONS") != nullptr;
   if (const char* v = get("STOREAPI_ACCESS_LOG")) {
     std::string_view s(v);
     // "on" was the text format's name before JSON lines became the default.

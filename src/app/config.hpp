@@ -21,6 +21,7 @@ struct Config {
   std::optional<runtime::ListenAddress> metrics_listen = runtime::ListenAddress{"127.0.0.1", 9464};
   bool stage_timing = false;                      // STOREAPI_STAGE_TIMING=on|off (storeapi_request_stage_seconds on /metrics)
   std::size_t max_connections = 10'000;           // STOREAPI_MAX_CONNECTIONS (whole process)
+  bool max_connections_set = false;               // given, not the default (app/open_files.hpp)
   std::chrono::milliseconds request_timeout{10'000};  // STOREAPI_REQUEST_TIMEOUT_MS
   std::chrono::milliseconds idle_timeout{60'000};     // STOREAPI_IDLE_TIMEOUT_MS
   std::chrono::milliseconds shutdown_grace{9'000};    // STOREAPI_SHUTDOWN_GRACE_MS

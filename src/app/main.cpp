@@ -14,6 +14,7 @@
 
 #include "api/application.hpp"
 #include "app/config.hpp"
+#include "app/open_files.hpp"
 #include "common/service_notify.hpp"
 #include "auth/invalidation.hpp"
 #include "auth/rate_limiter.hpp"
@@ -80,6 +81,12 @@ int main() {
     std::fprintf(stderr, "storeapi: %s\n", error.c_str());
     return 2;
   }
+  std::string notice;
+  if (auto refused = app::fit_open_file_limit(*config, notice)) {
+    std::fprintf(stderr, "storeapi: %s\n", refused->c_str());
+    return 2;
+  }
+  if (!notice.empty()) std::fprintf(stderr, "storeapi: %s\n", notice.c_str());
   // Before anything starts: a kernel or seccomp filter without io_uring would otherwise
   // surface as a bare "Operation not permitted" from the first core.
   if (std::optional<std::string> problem = runtime::check_uring_support()) {

@@ -2,6 +2,7 @@
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -13,12 +14,17 @@
 #include "http/client_address.hpp"
 #include "http/handler_failure.hpp"
 #include "http/server.hpp"
+#include "runtime/buffer_ring.hpp"
 
 namespace storeapi::http {
 namespace {
 
 // Answers of pipelined requests are sent together, up to this many bytes at a time.
 constexpr std::size_t kFlushThreshold = 64 * 1024;
+
+// A response buffer that grew past this (a long list, many pipelined answers) is freed
+// rather than pooled.
+constexpr std::size_t kKeptResponseBytes = 64 * 1024;
 
 std::uint64_t micros_of(runtime::Clock::duration d) {
   return static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::microseconds>(d).count());
@@ -57,6 +63,18 @@ std::size_t format_peer(int fd, char (&out)[64]) {
 
 }  // namespace
 
+bool ResponseBuffers::recycle() noexcept {
+  res.reset();
+  out.clear();
+  return out.capacity() <= kKeptResponseBytes && res.body.capacity() <= kKeptResponseBytes;
+}
+
+std::size_t buffers_in_use() noexcept {
+  std::size_t ring = 0;
+  if (runtime::Reactor* reactor = runtime::Reactor::current_or_null()) ring = reactor->recv_buffers().lent();
+  return RequestReader::BufferPool::lent() + runtime::Pool<ResponseBuffers>::lent() + ring;
+}
+
 runtime::task<void> serve_connection(Server& server, int fd) {
   Connection connection(server, fd);
   co_await connection.serve();
@@ -94,34 +112,36 @@ runtime::task<void> Connection::serve() {
         co_await flush();
         co_return;
       }
-      if (out_.size() >= kFlushThreshold && !co_await flush()) co_return;
+      if (out().size() >= kFlushThreshold && !co_await flush()) co_return;
     }
-    if (!out_.empty() && !co_await flush()) co_return;
+    // The answers are serialized: unless a request is half-read, the reader's buffers can
+    // go back before the send, which may wait on a slow reader (or on thousands of others
+    // sending at once).
+    reader_.release_buffers();
+    if (reply_ && !reply_->out.empty() && !co_await flush()) co_return;
 
     bool mid_request = reader_.mid_request();
     if (server_.draining() && !mid_request && answered_any_) co_return;
     if (reader_.take_continue_request()) {
-      out_.append("HTTP/1.1 100 Continue\r\n\r\n");
+      out().append("HTTP/1.1 100 Continue\r\n\r\n");
       if (!co_await flush()) co_return;
+    }
+    if (!mid_request) {
+      // An idle timeout, the peer closing or the server draining just close.
+      if (co_await receive_while_idle()) continue;
+      co_return;
     }
     std::span<char> space = reader_.recv_space();
     if (space.empty()) co_return co_await refuse(reader_.rejection());
-
-    if (!mid_request) {
-      arm(runtime::Clock::now() + server_.options().idle_timeout);
-    } else {
-      if (!deadline_armed_) {
-        // Slowloris defence: the rest of this request must arrive within one deadline,
-        // however the bytes are spread over time.
-        request_deadline_ = runtime::Clock::now() + server_.options().request_timeout;
-        deadline_armed_ = true;
-      }
-      arm(request_deadline_);
+    if (!deadline_armed_) {
+      // Slowloris defence: the rest of this request must arrive within one deadline,
+      // however the bytes are spread over time.
+      request_deadline_ = runtime::Clock::now() + server_.options().request_timeout;
+      deadline_armed_ = true;
     }
-    idle_ = !mid_request && answered_any_;
+    arm(request_deadline_);
     int n = co_await runtime::recv(fd_, space.data(), space.size());
     received_at_ = stage_timing::now_if_enabled();
-    idle_ = false;
     bool expired = disarmed_by_deadline(n);
     if (n > 0) {
       server_.metrics().received_bytes.inc(static_cast<std::size_t>(n));
@@ -129,11 +149,55 @@ runtime::task<void> Connection::serve() {
       continue;
     }
     if (expired) server_.metrics().deadline_closed.inc();
-    // A request cut short by its deadline gets a 408; an idle timeout, the peer closing
-    // or the server draining just close.
-    if (expired && mid_request && !server_.draining()) co_await refuse(Rejection::request_timeout);
+    // A request cut short by its deadline gets a 408.
+    if (expired && !server_.draining()) co_await refuse(Rejection::request_timeout);
     co_return;
   }
+}
+
+runtime::task<bool> Connection::receive_while_idle() {
+  reader_.release_buffers();
+  reply_.end();
+  runtime::Clock::time_point deadline = runtime::Clock::now() + server_.options().idle_timeout;
+  runtime::BufferRing& ring = runtime::Reactor::current().recv_buffers();
+  ServerMetrics& metrics = server_.metrics();
+  arm(deadline);
+  idle_ = answered_any_;
+  runtime::Received got = co_await runtime::recv_provided(fd_, ring);
+  received_at_ = stage_timing::now_if_enabled();
+  idle_ = false;
+  if (disarmed_by_deadline(got.result())) metrics.deadline_closed.inc();
+  if (got.result() > 0) {
+    metrics.received_bytes.inc(static_cast<std::size_t>(got.result()));
+    // Copied at once, so that the ring's buffer goes straight back. (Bytes that do not fit
+    // leave the reader failed: next() reports it.)
+    reader_.append(got.bytes());
+    co_return true;
+  }
+  if (got.result() != -ENOBUFS) co_return false;
+
+  // The ring ran dry (many connections received at once): wait for bytes without a
+  // buffer, then receive into the reader's own.
+  arm(deadline);
+  idle_ = answered_any_;
+  int ready = co_await runtime::poll(fd_, POLLIN);
+  idle_ = false;
+  if (disarmed_by_deadline(ready)) metrics.deadline_closed.inc();
+  if (ready <= 0) co_return false;
+  std::span<char> space = reader_.recv_space();
+  arm(deadline);
+  int n = co_await runtime::recv(fd_, space.data(), space.size());
+  received_at_ = stage_timing::now_if_enabled();
+  if (disarmed_by_deadline(n)) metrics.deadline_closed.inc();
+  if (n <= 0) co_return false;
+  metrics.received_bytes.inc(static_cast<std::size_t>(n));
+  reader_.commit(static_cast<std::size_t>(n));
+  co_return true;
+}
+
+ResponseBuffers& Connection::reply() {
+  if (!reply_) reply_ = runtime::Pool<ResponseBuffers>::borrow();
+  return *reply_;
 }
 
 void Connection::arm(runtime::Clock::time_point deadline) noexcept {
@@ -168,26 +232,28 @@ runtime::task<bool> Connection::answer(Request& req) {
 
   ServerMetrics& metrics = server_.metrics();
   metrics.in_flight.inc();
-  res_.reset();
+  ResponseBuffers& reply = this->reply();
+  Response& res = reply.res;
+  res.reset();
   const auto handler_started = stage_timing::now_if_enabled();
   try {
-    co_await server_.handler().handle(req, res_);
+    co_await server_.handler().handle(req, res);
   } catch (...) {
     report_handler_failure(req.request_id, std::current_exception());
-    res_.discard();  // the headers the handler kept (rate limit) stay on the 500
-    server_.handler().reject(Rejection::internal_error, req.request_id, res_);
+    res.discard();  // the headers the handler kept (rate limit) stay on the 500
+    server_.handler().reject(Rejection::internal_error, req.request_id, res);
   }
   if (stage_timing::enabled()) {
     stage_timing::record(stage_timing::Stage::render,
-                         runtime::Clock::now() - handler_started - res_.tally.auth - res_.tally.db);
+                         runtime::Clock::now() - handler_started - res.tally.auth - res.tally.db);
     ++unsent_answers_;
   }
-  bool keep_alive = req.keep_alive && !res_.close && !server_.draining();
+  bool keep_alive = req.keep_alive && !res.close && !server_.draining();
   ResponseFraming framing{req.request_id, req.method == Method::head, keep_alive, req.http_minor == 0};
-  std::size_t bytes = serialize(res_, framing, out_);
+  std::size_t bytes = serialize(res, framing, reply.out);
   std::uint64_t micros = micros_since(started);
   metrics.in_flight.dec();
-  metrics.request_done(req.method_text, res_.notes.route, res_.status, static_cast<double>(micros) / 1e6);
+  metrics.request_done(req.method_text, res.notes.route, res.status, static_cast<double>(micros) / 1e6);
   // X-Forwarded-For names the client only on a request from the trusted proxy, and is
   // looked up only then.
   const std::string_view peer{client_, client_len_};
@@ -195,43 +261,46 @@ runtime::task<bool> Connection::answer(Request& req) {
   const std::string_view client =
       client_address(peer, proxy, from_trusted_proxy(peer, proxy) ? req.header("X-Forwarded-For") : "");
   server_.access_log().record({req.request_id, req.trace_id, client, req.method_text,
-                               res_.notes.route ? res_.notes.route->pattern : std::string_view{}, req.path,
-                               res_.status, res_.notes.error_code, req.body.size(), bytes, micros,
-                               micros_of(res_.tally.database()), res_.notes.store_id, res_.notes.key_prefix});
+                               res.notes.route ? res.notes.route->pattern : std::string_view{}, req.path,
+                               res.status, res.notes.error_code, req.body.size(), bytes, micros,
+                               micros_of(res.tally.database()), res.notes.store_id, res.notes.key_prefix});
   co_return keep_alive;
 }
 
 runtime::task<void> Connection::refuse(Rejection why) {
   std::string_view id = next_request_id();
-  res_.reset();
-  server_.handler().reject(why, id, res_);
+  ResponseBuffers& reply = this->reply();
+  reply.res.reset();
+  server_.handler().reject(why, id, reply.res);
   ResponseFraming framing{id, false, false, false};
-  std::size_t bytes = serialize(res_, framing, out_);
+  std::size_t bytes = serialize(reply.res, framing, reply.out);
   server_.metrics().rejected(why);
-  server_.metrics().request_done("-", nullptr, res_.status, 0);
+  server_.metrics().request_done("-", nullptr, reply.res.status, 0);
   char trace_id[trace::kTraceIdLength];
   trace::new_trace_id(trace_id);
-  server_.access_log().record({id, {trace_id, sizeof trace_id}, {client_, client_len_}, "-", {}, "-", res_.status,
-                               res_.notes.error_code, 0, bytes, 0, 0, {}, {}});
+  server_.access_log().record({id, {trace_id, sizeof trace_id}, {client_, client_len_}, "-", {}, "-", reply.res.status,
+                               reply.res.notes.error_code, 0, bytes, 0, 0, {}, {}});
   co_await flush();
 }
 
 runtime::task<bool> Connection::flush() {
+  if (!reply_) co_return true;  // nothing was answered since the last flush
+  std::string& out = reply_->out;
   const auto started = stage_timing::now_if_enabled();
   std::size_t off = 0;
-  while (off < out_.size()) {
+  while (off < out.size()) {
     arm(runtime::Clock::now() + server_.options().send_timeout);
-    int n = co_await runtime::send(fd_, out_.data() + off, out_.size() - off);
+    int n = co_await runtime::send(fd_, out.data() + off, out.size() - off);
     if (disarmed_by_deadline(n)) server_.metrics().deadline_closed.inc();
     if (n <= 0) {
-      out_.clear();
+      out.clear();
       unsent_answers_ = 0;
       co_return false;
     }
     off += static_cast<std::size_t>(n);
     server_.metrics().sent_bytes.inc(static_cast<std::size_t>(n));
   }
-  out_.clear();
+  out.clear();
   if (stage_timing::enabled()) {
     const auto sent = runtime::Clock::now();
     stage_timing::record(stage_timing::Stage::send, sent - started);

@@ -28,6 +28,10 @@ std::string_view trim_trailing_ows(std::string_view v) {
 // honest chunked uploads of a maximal body within the buffer.
 constexpr std::size_t kFramingSlack = 16 * 1024;
 
+// Pooled buffers that grew past these sizes are freed rather than pooled.
+constexpr std::size_t kKeptBufferBytes = 16 * 1024;
+constexpr std::size_t kKeptHeaders = 64;
+
 }  // namespace
 
 const llhttp_settings_t RequestReader::settings_ = [] {
@@ -45,19 +49,29 @@ const llhttp_settings_t RequestReader::settings_ = [] {
 
 RequestReader::RequestReader(ReaderLimits limits)
     : limits_(limits),
-      max_buffer_(limits.max_header_bytes + limits.max_body_bytes + kFramingSlack),
-      buf_(new char[limits.initial_buffer]),
-      cap_(limits.initial_buffer) {
+      max_buffer_(limits.max_header_bytes + limits.max_body_bytes + kFramingSlack) {
   llhttp_init(&parser_, HTTP_REQUEST, &settings_);
   parser_.data = this;
-  header_spans_.reserve(32);
-  headers_.reserve(32);
+}
+
+bool RequestReader::Buffers::recycle() noexcept {
+  header_spans.clear();
+  headers.clear();
+  body.clear();
+  // Grown for an unusually large request: not worth keeping warm for the next borrower.
+  return capacity <= kKeptBufferBytes && body.capacity() <= kKeptBufferBytes && header_spans.capacity() <= kKeptHeaders;
+}
+
+void RequestReader::release_buffers() noexcept {
+  if (mid_request()) return;
+  buffers_.end();
+  start_ = parsed_ = end_ = 0;
 }
 
 void RequestReader::extend(Span& s, const char* at, std::size_t len) noexcept {
   // Pieces of one token arrive in order over a contiguous buffer: the first fixes the
   // offset, later ones only lengthen it.
-  if (s.len == 0) s.off = static_cast<std::size_t>(at - buf_.get());
+  if (s.len == 0) s.off = static_cast<std::size_t>(at - buffers_->bytes.get());
   s.len += len;
 }
 
@@ -69,8 +83,8 @@ int RequestReader::on_message_begin(llhttp_t* p) {
   r->in_header_value_ = false;
   r->expect_continue_ = false;
   r->url_ = {};
-  r->header_spans_.clear();
-  r->body_.clear();
+  r->buffers_->header_spans.clear();
+  r->buffers_->body.clear();
   return 0;
 }
 
@@ -84,11 +98,11 @@ int RequestReader::on_header_field(llhttp_t* p, const char* at, std::size_t len)
   // Trailer fields are parsed but dropped: merging them into the headers would let a
   // client add headers after the fact (RFC 9110 §6.5.1).
   if (r->headers_done_) return 0;
-  if (r->header_spans_.empty() || r->in_header_value_) {
-    r->header_spans_.push_back({});
+  if (r->buffers_->header_spans.empty() || r->in_header_value_) {
+    r->buffers_->header_spans.push_back({});
     r->in_header_value_ = false;
   }
-  r->extend(r->header_spans_.back().name, at, len);
+  r->extend(r->buffers_->header_spans.back().name, at, len);
   return 0;
 }
 
@@ -96,7 +110,7 @@ int RequestReader::on_header_value(llhttp_t* p, const char* at, std::size_t len)
   RequestReader* r = self(p);
   if (r->headers_done_) return 0;  // a trailer
   r->in_header_value_ = true;
-  r->extend(r->header_spans_.back().value, at, len);
+  r->extend(r->buffers_->header_spans.back().value, at, len);
   return 0;
 }
 
@@ -111,7 +125,7 @@ int RequestReader::on_headers_complete(llhttp_t* p) {
     r->fail(Rejection::bad_request);
     return -1;
   }
-  r->body_.reserve(std::min<std::size_t>(p->content_length, r->limits_.max_body_bytes) + Request::kBodyPadding);
+  r->buffers_->body.reserve(std::min<std::size_t>(p->content_length, r->limits_.max_body_bytes) + Request::kBodyPadding);
   return 0;
 }
 
@@ -119,7 +133,7 @@ bool RequestReader::headers_acceptable(const llhttp_t* p) noexcept {
   // llhttp also takes HTTP/0.9 and HTTP/2.0 request lines; only HTTP/1.x is spoken here.
   if (p->http_major != 1) return false;
   int hosts = 0, transfer_encodings = 0;
-  for (const HeaderSpan& h : header_spans_) {
+  for (const HeaderSpan& h : buffers_->header_spans) {
     std::string_view name = view(h.name);
     std::string_view value = view(h.value);
     if (name.empty()) return false;  // RFC 9110 §5.1: a field name is a token
@@ -142,11 +156,11 @@ bool RequestReader::headers_acceptable(const llhttp_t* p) noexcept {
 
 int RequestReader::on_body(llhttp_t* p, const char* at, std::size_t len) {
   RequestReader* r = self(p);
-  if (r->body_.size() + len > r->limits_.max_body_bytes) {
+  if (r->buffers_->body.size() + len > r->limits_.max_body_bytes) {
     r->fail(Rejection::payload_too_large);
     return -1;
   }
-  r->body_.append(at, len);
+  r->buffers_->body.append(at, len);
   return 0;
 }
 
@@ -167,6 +181,7 @@ bool RequestReader::take_continue_request() noexcept {
 }
 
 RequestReader::Result RequestReader::next(Request& out) {
+  if (failed_) return Result::error;  // append() could not take every byte
   if (message_done_) {
     // The previous request has been answered: its bytes can go.
     message_done_ = false;
@@ -187,14 +202,14 @@ RequestReader::Result RequestReader::next(Request& out) {
       if (!mid_request()) start_ = parsed_;
       return Result::need_more;
     }
-    const char* from = buf_.get() + parsed_;
+    const char* from = buffers_->bytes.get() + parsed_;
     llhttp_errno_t err = llhttp_execute(&parser_, from, window_end - parsed_);
     if (err == HPE_OK) {
       parsed_ = window_end;
       continue;
     }
     if (err == HPE_PAUSED) {
-      parsed_ = static_cast<std::size_t>(llhttp_get_error_pos(&parser_) - buf_.get());
+      parsed_ = static_cast<std::size_t>(llhttp_get_error_pos(&parser_) - buffers_->bytes.get());
       build(out);
       return Result::request;
     }
@@ -210,12 +225,14 @@ void RequestReader::build(Request& out) {
   std::size_t q = out.target.find('?');
   out.path = out.target.substr(0, q);
   out.query = q == std::string_view::npos ? std::string_view{} : out.target.substr(q + 1);
-  body_.reserve(body_.size() + Request::kBodyPadding);
-  out.body = body_;
+  std::string& body = buffers_->body;
+  body.reserve(body.size() + Request::kBodyPadding);
+  out.body = body;
   // Views are taken only now: the buffer may have moved while the body arrived.
-  headers_.clear();
-  for (const HeaderSpan& h : header_spans_) headers_.push_back({view(h.name), trim_trailing_ows(view(h.value))});
-  out.headers = &headers_;
+  std::vector<Header>& headers = buffers_->headers;
+  headers.clear();
+  for (const HeaderSpan& h : buffers_->header_spans) headers.push_back({view(h.name), trim_trailing_ows(view(h.value))});
+  out.headers = &headers;
   out.http_minor = llhttp_get_http_minor(&parser_);
   out.keep_alive = keep_alive_;
 }
@@ -224,28 +241,46 @@ std::span<char> RequestReader::recv_space() {
   // Nothing kept from earlier requests: receive at the front again, so that the next
   // request is not cut in two by the end of the buffer and needs no compaction.
   if (!mid_request()) start_ = parsed_ = end_ = 0;
-  if (end_ == cap_ && start_ > 0) {
+  if (!buffers_) buffers_ = BufferPool::borrow();
+  Buffers& b = *buffers_;
+  if (b.capacity < limits_.initial_buffer) {  // fresh from the pool (or kept by a smaller reader)
+    b.bytes.reset(new char[limits_.initial_buffer]);
+    b.capacity = limits_.initial_buffer;
+  }
+  if (end_ == b.capacity && start_ > 0) {
     // Move the unfinished request to the front; every recorded offset moves with it.
     std::size_t shift = start_;
-    std::memmove(buf_.get(), buf_.get() + shift, end_ - shift);
+    std::memmove(b.bytes.get(), b.bytes.get() + shift, end_ - shift);
     end_ -= shift;
     parsed_ -= shift;
     start_ = 0;
     url_.off -= std::min(url_.off, shift);
-    for (HeaderSpan& h : header_spans_) {
+    for (HeaderSpan& h : b.header_spans) {
       h.name.off -= std::min(h.name.off, shift);
       h.value.off -= std::min(h.value.off, shift);
     }
   }
-  if (end_ == cap_ && cap_ < max_buffer_) {
-    std::size_t cap = std::min(cap_ * 2, max_buffer_);
+  if (end_ == b.capacity && b.capacity < max_buffer_) {
+    std::size_t cap = std::min(b.capacity * 2, max_buffer_);
     std::unique_ptr<char[]> bigger(new char[cap]);
-    std::memcpy(bigger.get(), buf_.get(), end_);
-    buf_ = std::move(bigger);
-    cap_ = cap;
+    std::memcpy(bigger.get(), b.bytes.get(), end_);
+    b.bytes = std::move(bigger);
+    b.capacity = cap;
   }
-  if (end_ == cap_) fail(headers_done_ ? Rejection::payload_too_large : Rejection::headers_too_large);
-  return {buf_.get() + end_, cap_ - end_};
+  if (end_ == b.capacity) fail(headers_done_ ? Rejection::payload_too_large : Rejection::headers_too_large);
+  return {b.bytes.get() + end_, b.capacity - end_};
+}
+
+bool RequestReader::append(std::span<const char> bytes) {
+  while (!bytes.empty()) {
+    std::span<char> space = recv_space();
+    if (space.empty()) return false;
+    std::size_t n = std::min(space.size(), bytes.size());
+    std::memcpy(space.data(), bytes.data(), n);
+    commit(n);
+    bytes = bytes.subspan(n);
+  }
+  return true;
 }
 
 }  // namespace storeapi::http

@@ -3,6 +3,10 @@
 // flag is ever enabled, see docs/PITFALLS.md) and enforces the limits llhttp leaves to its user:
 // request line + headers <= 16 KiB (else 431), body <= 64 KiB (else 413). Pipelined
 // requests are returned one at a time, in order.
+//
+// The buffers (bytes received, header offsets, body) are borrowed from the core's pool
+// when bytes arrive and can be given back whenever no request is half-read
+// (release_buffers()): an idle keep-alive connection holds none.
 #include <llhttp.h>
 
 #include <cstddef>
@@ -12,6 +16,7 @@
 #include <vector>
 
 #include "http/request.hpp"
+#include "runtime/object_pool.hpp"
 
 namespace storeapi::http {
 
@@ -49,6 +54,14 @@ class RequestReader {
   // current request cannot fit (next() then reports the error).
   std::span<char> recv_space();
   void commit(std::size_t n) noexcept { end_ += n; }
+  // Copies received bytes in (recv_space() + commit()). False when they do not all fit;
+  // next() then reports the error.
+  bool append(std::span<const char> bytes);
+
+  // Gives the buffers back to the core's pool unless a request is half-read; they are
+  // borrowed again by recv_space().
+  void release_buffers() noexcept;
+  bool holds_buffers() const noexcept { return static_cast<bool>(buffers_); }
 
   // Bytes of an unfinished request are buffered.
   bool mid_request() const noexcept { return end_ > start_ || in_message_; }
@@ -63,6 +76,20 @@ class RequestReader {
     Span name, value;
   };
 
+ public:
+  // What a reader holds only while a request is on its way (pooled: object_pool.hpp).
+  struct Buffers {
+    std::unique_ptr<char[]> bytes;
+    std::size_t capacity = 0;
+    std::vector<HeaderSpan> header_spans;
+    std::vector<Header> headers;
+    std::string body;
+    bool recycle() noexcept;
+  };
+  using BufferPool = runtime::Pool<Buffers>;
+
+ private:
+
   static int on_message_begin(llhttp_t*);
   static int on_url(llhttp_t*, const char*, std::size_t);
   static int on_header_field(llhttp_t*, const char*, std::size_t);
@@ -73,7 +100,7 @@ class RequestReader {
   static const llhttp_settings_t settings_;
 
   void extend(Span& s, const char* at, std::size_t len) noexcept;
-  std::string_view view(Span s) const noexcept { return {buf_.get() + s.off, s.len}; }
+  std::string_view view(Span s) const noexcept { return {buffers_->bytes.get() + s.off, s.len}; }
   // Checks llhttp leaves to its user; may note an expectation (100-continue).
   bool headers_acceptable(const llhttp_t* p) noexcept;
   void build(Request& out);
@@ -84,8 +111,7 @@ class RequestReader {
 
   ReaderLimits limits_;
   std::size_t max_buffer_;
-  std::unique_ptr<char[]> buf_;
-  std::size_t cap_;
+  BufferPool::Lease buffers_;
   std::size_t start_ = 0;   // first byte of the current request
   std::size_t parsed_ = 0;  // bytes handed to llhttp
   std::size_t end_ = 0;     // bytes received
@@ -101,9 +127,6 @@ class RequestReader {
   Rejection rejection_ = Rejection::bad_request;
 
   Span url_;
-  std::vector<HeaderSpan> header_spans_;
-  std::vector<Header> headers_;
-  std::string body_;
 };
 
 }  // namespace storeapi::http

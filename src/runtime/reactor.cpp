@@ -1,5 +1,7 @@
 #include "runtime/reactor.hpp"
 
+#include "runtime/buffer_ring.hpp"
+
 #include <sys/eventfd.h>
 #include <unistd.h>
 
@@ -15,6 +17,9 @@ thread_local Reactor* tls_reactor = nullptr;
 
 // Multishot operations make completions outnumber submissions (docs/PITFALLS.md): a CQ of 8x.
 constexpr unsigned kCqFactor = 8;
+
+// The ring's only buffer group.
+constexpr std::uint16_t kRecvBufferGroup = 0;
 
 }  // namespace
 
@@ -32,11 +37,18 @@ Reactor::Reactor(unsigned index, Options options) : index_(index) {
     rc = io_uring_queue_init_params(options.sq_entries, &ring_, &params);
   }
   if (rc < 0) throw std::runtime_error(std::string("io_uring_queue_init: ") + std::strerror(-rc));
+  try {
+    recv_buffers_ = std::make_unique<BufferRing>(ring_, kRecvBufferGroup, options.recv_buffers, options.recv_buffer_size);
+  } catch (...) {
+    io_uring_queue_exit(&ring_);
+    throw;
+  }
   wake_fd_ = eventfd(0, EFD_CLOEXEC);
   if (wake_fd_ < 0) throw std::runtime_error(std::string("eventfd: ") + std::strerror(errno));
 }
 
 Reactor::~Reactor() {
+  recv_buffers_.reset();  // unregisters itself: before the ring goes
   io_uring_queue_exit(&ring_);
   if (wake_fd_ >= 0) ::close(wake_fd_);
 }

@@ -9,9 +9,12 @@
 #include <cstdint>
 #include <deque>
 #include <functional>
+#include <memory>
 #include <mutex>
 
 namespace storeapi::runtime {
+
+class BufferRing;
 
 struct Completion {
   void (*on_complete)(Completion* self, int res, unsigned flags);
@@ -21,6 +24,10 @@ class Reactor {
  public:
   struct Options {
     unsigned sq_entries = 4096;
+    // The provided buffers that receives of idle connections take from (buffer_ring.hpp):
+    // a power of two of them, each as large as a request usually is.
+    unsigned recv_buffers = 256;
+    std::size_t recv_buffer_size = 4096;
   };
 
   Reactor(unsigned index, Options options);
@@ -55,6 +62,9 @@ class Reactor {
   // submissions in order.
   void cancel_fd(int fd);
 
+  // The ring of receive buffers this core's connections share while waiting for bytes.
+  BufferRing& recv_buffers() noexcept { return *recv_buffers_; }
+
   // Completion-queue overflows observed by the kernel (should stay 0; see docs/PITFALLS.md).
   unsigned cq_overflow() const noexcept;
 
@@ -65,6 +75,7 @@ class Reactor {
 
   unsigned index_;
   io_uring ring_{};
+  std::unique_ptr<BufferRing> recv_buffers_;
   bool stopping_ = false;
 
   struct WakeCompletion : Completion {

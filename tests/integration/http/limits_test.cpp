@@ -1,12 +1,17 @@
 // Size and connection limits: 431, 413 (by Content-Length and by chunks; both before
 // authentication), the connection cap (503), many concurrent connections, a client that
-// never reads, and running out of file descriptors.
+// never reads, and the connection cap against the open-file limit. (Running out of file
+// descriptors: tests/unit/runtime/acceptor_test.cpp.)
 #include <gtest/gtest.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 
 #include <cerrno>
 #include <cstring>
+#include <fstream>
+#include <optional>
+#include <sstream>
+#include <utility>
 #include <string>
 #include <string_view>
 #include <thread>
@@ -235,34 +240,56 @@ TEST(Limits, PipeliningClientThatNeverReadsIsThrottled) {
   EXPECT_TRUE(serves_healthz(server.port()));  // and the core is not stuck on this client
 }
 
-// When accept fails for want of file descriptors, the multishot accept ends; the server
-// must re-arm it once descriptors are free again, and serve the connections that waited.
-TEST(Limits, AcceptResumesAfterRunningOutOfFileDescriptors) {
-  ServerProcess server({.env = {{"STOREAPI_THREADS", "1"}}, .max_open_files = 48});
-  constexpr std::size_t kClients = 80;  // more than the server can hold open at once
-  std::vector<std::optional<HttpClient>> clients;
-  for (std::size_t i = 0; i < kClients; ++i) {
-    clients.emplace_back(HttpClient(server.port()));
-    ASSERT_TRUE(clients.back()->send("GET", "/healthz"));
+// "Max open files  SOFT  HARD  files" from /proc/PID/limits.
+std::pair<std::string, std::string> open_file_limits(pid_t pid) {
+  std::ifstream limits("/proc/" + std::to_string(pid) + "/limits");
+  for (std::string line; std::getline(limits, line);) {
+    if (line.rfind("Max open files", 0) != 0) continue;
+    std::istringstream fields(line.substr(std::strlen("Max open files")));
+    std::string soft, hard;
+    fields >> soft >> hard;
+    return {soft, hard};
   }
-  ASSERT_TRUE(eventually([&] { return server.stderr_text().find("accept failed") != std::string::npos; }, 10s))
-      << "the server never ran out of descriptors; stderr:\n" << server.stderr_text();
+  return {};
+}
 
-  // Close each answered connection; that frees a descriptor for one that waits.
-  std::size_t answered = 0;
-  bool all = eventually(
-      [&] {
-        for (auto& c : clients) {
-          if (!c || !c->readable()) continue;
-          std::optional<HttpResponse> res = c->read_response();
-          EXPECT_TRUE(res && res->status == 200);
-          ++answered;
-          c.reset();
-        }
-        return answered == kClients;
-      },
-      30s);
-  EXPECT_TRUE(all) << answered << " of " << kClients << " answered";
+TEST(Limits, TheSoftOpenFileLimitIsRaisedToTheHardOne) {
+  rlimit files{};
+  ASSERT_EQ(::getrlimit(RLIMIT_NOFILE, &files), 0);
+  if (files.rlim_max < 2048) GTEST_SKIP() << "the hard limit leaves no room below it";
+  rlimit lowered{1024, files.rlim_max};
+  ASSERT_EQ(::setrlimit(RLIMIT_NOFILE, &lowered), 0);  // inherited by the server started next
+  std::optional<ServerProcess> server;
+  try {
+    server.emplace(ProcessOptions{.env = {{"STOREAPI_MAX_CONNECTIONS", "1500"}}});  // more than 1024 allows
+  } catch (...) {
+    ::setrlimit(RLIMIT_NOFILE, &files);
+    throw;
+  }
+  ::setrlimit(RLIMIT_NOFILE, &files);
+  auto [soft, hard] = open_file_limits(server->pid());
+  EXPECT_EQ(soft, hard);
+  EXPECT_EQ(hard, files.rlim_max == RLIM_INFINITY ? "unlimited" : std::to_string(files.rlim_max));
+  EXPECT_TRUE(serves_healthz(server->port()));
+}
+
+TEST(Limits, ACapTheOpenFileLimitCannotHonourIsRefusedAtStart) {
+  ServerProcess server({.env = {{"STOREAPI_THREADS", "1"}, {"STOREAPI_MAX_CONNECTIONS", "1000"}},
+                        .wait_for_listening = false,
+                        .max_open_files = 200});
+  EXPECT_EQ(server.wait_exit(30s), 2);
+  std::string err = server.stderr_text();
+  EXPECT_NE(err.find("STOREAPI_MAX_CONNECTIONS=1000 cannot be honoured: the open-file limit is 200"), std::string::npos)
+      << err;
+  EXPECT_EQ(err.find("listening"), std::string::npos) << err;
+}
+
+TEST(Limits, TheDefaultCapIsLoweredToWhatTheOpenFileLimitHonours) {
+  ServerProcess server({.env = {{"STOREAPI_THREADS", "1"}, {"STOREAPI_ACCESS_LOG", "off"}},
+                        .max_open_files = 200});
+  EXPECT_NE(server.stderr_text().find("STOREAPI_MAX_CONNECTIONS lowered from its default 10000 to "),
+            std::string::npos)
+      << server.stderr_text();
   EXPECT_TRUE(serves_healthz(server.port()));
 }
 

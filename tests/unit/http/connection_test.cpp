@@ -9,9 +9,7 @@
 #include <string>
 
 #include "http/handler_failure.hpp"
-#include "http/server.hpp"
-#include "runtime/cores.hpp"
-#include "runtime/net.hpp"
+#include "served_by_one_core.hpp"
 #include "support/http_client.hpp"
 
 namespace storeapi::http {
@@ -45,31 +43,6 @@ class ThrowingHandler : public Handler {
     res.status = why == Rejection::internal_error ? 500 : 400;
     res.body = "{\"error\":\"internal\"}";
   }
-};
-
-// The server on one core of its own; drained and stopped at the end.
-class ServedByOneCore {
- public:
-  explicit ServedByOneCore(Handler& handler) : listen_fd_(runtime::listen_tcp({"127.0.0.1", 0})) {
-    port_ = runtime::local_port(listen_fd_);
-    ServerOptions options;
-    options.access_log = AccessLogFormat::off;
-    cores_ = std::make_unique<runtime::Cores>(1, [&](runtime::Reactor&) {
-      server_ = std::make_unique<Server>(listen_fd_, handler, options);
-      server_->start();
-    });
-  }
-  ~ServedByOneCore() {
-    cores_->post_all([this](runtime::Reactor& reactor) { server_->drain([&reactor] { reactor.stop(); }); });
-    cores_->join();
-  }
-  std::uint16_t port() const { return port_; }
-
- private:
-  int listen_fd_;
-  std::uint16_t port_ = 0;
-  std::unique_ptr<Server> server_;          // destroyed after the core stopped
-  std::unique_ptr<runtime::Cores> cores_;
 };
 
 TEST(ConnectionHandlerThrows, The500KeepsTheKeptHeadersOnly) {

@@ -15,27 +15,14 @@
 #include "runtime/io.hpp"
 #include "runtime/spawn.hpp"
 #include "support/run_task.hpp"
+#include "support/socket_pair.hpp"
 
 namespace storeapi::runtime {
 namespace {
 
 using namespace std::chrono_literals;
 using testing::run_task;
-
-// A connected pair of stream sockets, closed at the end of the test.
-struct SocketPair {
-  int a = -1, b = -1;
-  SocketPair() {
-    int fds[2];
-    if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) != 0) throw std::runtime_error("socketpair");
-    a = fds[0];
-    b = fds[1];
-  }
-  ~SocketPair() {
-    ::close(a);
-    ::close(b);
-  }
-};
+using testing::SocketPair;
 
 // Awaits `condition` by sleeping in small steps; false if it did not hold within 10 s.
 template <class Condition>

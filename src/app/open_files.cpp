@@ -1,0 +1,54 @@
+#include "app/open_files.hpp"
+
+#include <sys/resource.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+
+namespace storeapi::app {
+namespace {
+
+constexpr std::size_t kProcessReserve = 16;  // stdio, LISTEN connection, transient files
+// listener, io_uring, eventfd, a refused accept, and the Redis connection of fleet mode
+// (counted always: one descriptor per core is not worth a second rule).
+constexpr std::size_t kCoreReserve = 5;
+
+}  // namespace
+
+std::size_t reserved_descriptors(unsigned threads, unsigned db_conns_per_thread) noexcept {
+  return kProcessReserve + std::size_t{threads} * (kCoreReserve + db_conns_per_thread);
+}
+
+std::size_t connections_within(std::size_t open_files, unsigned threads, unsigned db_conns_per_thread) noexcept {
+  std::size_t reserved = reserved_descriptors(threads, db_conns_per_thread);
+  return open_files > reserved ? open_files - reserved : 0;
+}
+
+std::optional<std::string> fit_open_file_limit(Config& config, std::string& notice) {
+  rlimit files{};
+  if (::getrlimit(RLIMIT_NOFILE, &files) != 0) return std::string("getrlimit(RLIMIT_NOFILE): ") + std::strerror(errno);
+  if (files.rlim_cur < files.rlim_max) {
+    rlimit raised{files.rlim_max, files.rlim_max};
+    if (::setrlimit(RLIMIT_NOFILE, &raised) == 0) files = raised;
+  }
+  // RLIM_INFINITY is the largest rlim_t: it honours every cap.
+  std::size_t open_files = static_cast<std::size_t>(std::min<rlim_t>(files.rlim_cur, SIZE_MAX));
+  std::size_t fits = connections_within(open_files, config.threads, config.db_conns_per_thread);
+  if (config.max_connections <= fits) return std::nullopt;
+  std::string why = "the open-file limit is " + std::to_string(open_files) + " (hard limit " +
+                    (files.rlim_max == RLIM_INFINITY ? std::string("unlimited") : std::to_string(files.rlim_max)) +
+                    "), and " + std::to_string(reserved_descriptors(config.threads, config.db_conns_per_thread)) +
+                    " descriptors are needed besides connections";
+  if (fits == 0)
+    return "no connection fits: " + why + "; raise the hard limit (ulimit -Hn) or use fewer threads";
+  if (config.max_connections_set)
+    return "STOREAPI_MAX_CONNECTIONS=" + std::to_string(config.max_connections) + " cannot be honoured: " + why +
+           "; set it to at most " + std::to_string(fits) + " or raise the hard limit (ulimit -Hn)";
+  notice = "STOREAPI_MAX_CONNECTIONS lowered from its default " + std::to_string(config.max_connections) + " to " +
+           std::to_string(fits) + ": " + why;
+  config.max_connections = fits;
+  return std::nullopt;
+}
+
+}  // namespace storeapi::app

@@ -1,0 +1,28 @@
+#pragma once
+// STOREAPI_MAX_CONNECTIONS and the process's open-file limit must agree: every client
+// connection is a descriptor, and a process that runs out of them fails accept() (and
+// database reconnects) instead of answering 503 at its cap. At start the soft limit is
+// raised as far as the hard limit allows; a cap that still does not fit is refused.
+#include <cstddef>
+#include <optional>
+#include <string>
+
+#include "app/config.hpp"
+
+namespace storeapi::app {
+
+// Descriptors the process needs besides its client connections: stdio, the LISTEN
+// connection and slack for a few transient ones, and per core its listener, io_uring,
+// wake-up eventfd, database connections, Redis connection (fleet mode) and the one
+// accepted to be refused past the cap.
+std::size_t reserved_descriptors(unsigned threads, unsigned db_conns_per_thread) noexcept;
+
+// The largest connection cap that `open_files` descriptors can honour (0 if none).
+std::size_t connections_within(std::size_t open_files, unsigned threads, unsigned db_conns_per_thread) noexcept;
+
+// Raises RLIMIT_NOFILE's soft limit to the hard limit, then checks the cap against it.
+// An explicitly configured cap that does not fit is an error (returned, one line); the
+// default cap is lowered to fit instead (and `notice` says so).
+std::optional<std::string> fit_open_file_limit(Config& config, std::string& notice);
+
+}  // namespace storeapi::app
