@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "api/read_router.hpp"
 #include "api/statements.hpp"
 #include "runtime/reactor.hpp"
 #include "support/run_task.hpp"
@@ -67,9 +68,10 @@ class RunWrite : public ::testing::Test {
 
   db::Pool pool_{db::PoolOptions{}, statements()};  // never started: every unit is refused
   json::BodyParser body_parser_;
+  ReadRouter read_router_{pool_, nullptr, nullptr, 0, nullptr};  // no standbys: the primary
   DispatcherWake dispatcher_wake_{pool_};
   std::string cursor_secret_;
-  Services services_{pool_, body_parser_, dispatcher_wake_, cursor_secret_};
+  Services services_{pool_, read_router_, body_parser_, dispatcher_wake_, cursor_secret_};
   auth::Caller caller_;
   Match match_;
   std::string body_, query_;
