@@ -80,7 +80,7 @@ Application::Application(const Settings& settings, auth::RateLimiter& limiter, b
       authenticator_(pool_, keys_, limiter, shared_limit_.get()),
       dispatcher_wake_(pool_),
       cursor_secret_(settings.cursor_secret),
-      services_{pool_, body_parser_, query_, dispatcher_wake_, cursor_secret_} {}
+      services_{pool_, body_parser_, dispatcher_wake_, cursor_secret_} {}
 
 void Application::start() {
   pool_.start();

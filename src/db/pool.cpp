@@ -33,6 +33,7 @@ bool needs_fresh_plan(Unit& unit) {
 
 Pool::Pool(PoolOptions options, std::span<const Statement> statements)
     : options_(std::move(options)), statements_(statements) {
+  check_parameters(statements_);
   for (unsigned i = 0; i < options_.connections; ++i)
     connections_.push_back(std::make_unique<PgConnection>(*this, i));
 }

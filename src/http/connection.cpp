@@ -11,6 +11,7 @@
 #include <cstring>
 
 #include "http/client_address.hpp"
+#include "http/handler_failure.hpp"
 #include "http/server.hpp"
 
 namespace storeapi::http {
@@ -172,6 +173,7 @@ runtime::task<bool> Connection::answer(Request& req) {
   try {
     co_await server_.handler().handle(req, res_);
   } catch (...) {
+    report_handler_failure(req.request_id, std::current_exception());
     res_.discard();  // the headers the handler kept (rate limit) stay on the 500
     server_.handler().reject(Rejection::internal_error, req.request_id, res_);
   }
