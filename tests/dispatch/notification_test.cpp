@@ -1,6 +1,7 @@
 // E-mail notifications through SMTP (an aiosmtpd sink on loopback; Python's e-mail parser
 // decodes what arrives): templates per locale, headers, retries, waiting without SMTP.
 #include "dispatch_fixture.hpp"
+#include "support/metrics_scrape.hpp"
 
 namespace storeapi::testing {
 namespace {
@@ -45,6 +46,9 @@ TEST_F(MailTest, SendsTheCustomerMailInTheStoreLocale) {
   DispatcherProcess dispatcher(with_smtp(sink));
   std::string id = queue("customer", "order_fulfillment_updated", "anna@example.com", kFulfillmentData);
   ASSERT_TRUE(eventually([&] { return sink.messages().size() == 1; })) << dispatcher.stderr_text();
+  EXPECT_TRUE(eventually([&] {
+    return metric_value(scrape_metrics(dispatcher.metrics_port()), R"(storeapi_dispatch_emails_total{result="sent"})") == 1;
+  }));
   EXPECT_EQ(dispatcher.terminate(), 0);
 
   auto message = parser_.parse(sink.messages()[0]).value();
@@ -112,6 +116,9 @@ TEST_F(MailTest, RetriesWhenTheMailServerRefusesForNow) {
                          R"({"customer_name":"Cy","product_name":"Call","booking_date":"2026-12-02",)"
                          R"("booking_time":"09:00","timezone":"UTC"})");
   ASSERT_TRUE(eventually([&] { return status_of(id) == "sent,2"; })) << dispatcher.stderr_text();
+  const std::string m = scrape_metrics(dispatcher.metrics_port());
+  EXPECT_EQ(metric_value(m, R"(storeapi_dispatch_emails_total{result="failed"})"), 1) << m;
+  EXPECT_EQ(metric_value(m, R"(storeapi_dispatch_emails_total{result="sent"})"), 1) << m;
   EXPECT_EQ(dispatcher.terminate(), 0);
   ASSERT_EQ(sink.messages().size(), 1u);
   EXPECT_NE(dispatcher.stderr_text().find("(SMTP 451)"), std::string::npos) << dispatcher.stderr_text();

@@ -9,6 +9,7 @@
 #include "admin/admin_cli.hpp"
 #include "admin/confirmations.hpp"
 #include "common/crypto.hpp"
+#include "support/metrics_scrape.hpp"
 
 namespace storeapi::testing {
 namespace {
@@ -24,6 +25,10 @@ TEST_F(Invalidation, RevocationIsRefusedOnTheVeryNextRequestOnEveryCore) {
   auto key = create_key(store.id);
   auto other = create_key(store.id);
   auto connections = warm_on_every_core(key.key, kConnections);
+  auto invalidations = [&] {
+    return metric_value(scrape_metrics(server().metrics_port()), "storeapi_key_cache_invalidations_total");
+  };
+  const double invalidations_before = invalidations();
 
   admin({"key", "revoke", "--key", key.id});
   for (auto& c : connections) {
@@ -31,6 +36,7 @@ TEST_F(Invalidation, RevocationIsRefusedOnTheVeryNextRequestOnEveryCore) {
     // Only that key: the store's other key is untouched.
     EXPECT_EQ(c.get("/v1/store", bearer(other.key)).status, 200);
   }
+  EXPECT_EQ(invalidations() - invalidations_before, 2) << "one per core";
 }
 
 TEST_F(Invalidation, PlanDowngradeRefusesAtOnceAndUpgradeServesAtOnce) {

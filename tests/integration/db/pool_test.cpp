@@ -3,9 +3,11 @@
 // `unavailable` and come back, statements are re-prepared after DDL, bounds hold.
 #include "db/listener.hpp"
 #include "db/pool.hpp"
+#include "metrics/registry.hpp"
 #include "runtime/io.hpp"
 #include "runtime/reactor.hpp"
 #include "runtime/spawn.hpp"
+#include "support/metrics_scrape.hpp"
 #include "support/run_task.hpp"
 
 #include <gtest/gtest.h>
@@ -74,6 +76,17 @@ db::PoolOptions options(unsigned connections) {
   return o;
 }
 
+// The value of a series in this process's metrics (as exposed); 0 while it does not exist.
+double metric(const std::string& series) {
+  return std::max(0.0, storeapi::testing::metric_value(metrics::Registry::process().expose(), series));
+}
+
+// The `core` label of the pools made on this thread (db/pool_metrics.cpp).
+std::string core_label() {
+  const unsigned core = metrics::this_thread_core();
+  return core == metrics::kNoCore ? "none" : std::to_string(core);
+}
+
 runtime::task<void> wait_ready(db::Pool& pool) {
   for (int i = 0; i < 500 && !pool.ready(); ++i) co_await runtime::sleep_for(10ms);
   EXPECT_TRUE(pool.ready());
@@ -111,6 +124,7 @@ TEST(DbPool, ManyConcurrentUnitsGetTheirOwnResults) {
 
 TEST(DbPool, AFailingStatementSpoilsOnlyItsOwnSegment) {
   std::vector<db::Statement> statements{kDouble, kDivide};
+  const double data_errors_before = metric(R"(storeapi_db_errors_total{class="22"})");
   // The pool outlives the reactor loop: its drivers may still be suspended in it.
   db::Pool pool(options(1), statements);
   run_on_reactor([&]() -> runtime::task<void> {
@@ -145,6 +159,8 @@ TEST(DbPool, AFailingStatementSpoilsOnlyItsOwnSegment) {
     CO_ASSERT_TRUE(good.result(0).ok());
     EXPECT_EQ(good.result(0).int64(0, 0), 42);
   });
+  // Counted by SQLSTATE class: 22 (data exception) for the division by zero.
+  EXPECT_EQ(metric(R"(storeapi_db_errors_total{class="22"})") - data_errors_before, 1);
 }
 
 TEST(DbPool, ParametersAreCopiedAndNullsPassed) {
@@ -170,6 +186,9 @@ TEST(DbPool, ParametersAreCopiedAndNullsPassed) {
 TEST(DbPool, LostConnectionFailsInFlightWorkAndReconnects) {
   std::vector<db::Statement> statements{kSleep, kBackendPid, kDouble};
   Admin admin;
+  const std::string reconnects = R"(storeapi_db_reconnects_total{core=")" + core_label() + R"("})";
+  const double reconnects_before = metric(reconnects);
+  const double unavailable_before = metric(R"(storeapi_db_refused_units_total{reason="unavailable"})");
   // The pool outlives the reactor loop: its drivers may still be suspended in it.
   db::Pool pool(options(1), statements);
   run_on_reactor([&]() -> runtime::task<void> {
@@ -203,12 +222,15 @@ TEST(DbPool, LostConnectionFailsInFlightWorkAndReconnects) {
     co_await double_it(pool, 5, failures);
     EXPECT_EQ(failures, 0);
   });
+  EXPECT_EQ(metric(reconnects) - reconnects_before, 1);
+  EXPECT_EQ(metric(R"(storeapi_db_refused_units_total{reason="unavailable"})") - unavailable_before, 1);
 }
 
 TEST(DbPool, WithNoDatabaseUnitsFailAtOnce) {
   std::vector<db::Statement> statements{kDouble};
   db::PoolOptions o = options(2);
   o.url = "postgresql://nobody@127.0.0.1:1/none";  // nothing listens on port 1
+  const double unavailable_before = metric(R"(storeapi_db_refused_units_total{reason="unavailable"})");
   // The pool outlives the reactor loop: its drivers may still be suspended in it.
   db::Pool pool(o, statements);
   run_on_reactor([&]() -> runtime::task<void> {
@@ -221,6 +243,7 @@ TEST(DbPool, WithNoDatabaseUnitsFailAtOnce) {
     EXPECT_EQ(co_await pool.run(unit), db::Outcome::unavailable);
     EXPECT_LT(std::chrono::steady_clock::now() - before, 100ms);
   });
+  EXPECT_EQ(metric(R"(storeapi_db_refused_units_total{reason="unavailable"})") - unavailable_before, 1);
 }
 
 // settled(): whether the pool will be ready soon is known once every connection made its
@@ -249,6 +272,9 @@ TEST(DbPool, QueueBeyondTheInFlightBoundAndRefusePastIt) {
   db::PoolOptions o = options(1);
   o.max_inflight_per_connection = 2;
   o.max_queued = 3;
+  const std::string queued = R"(storeapi_db_units_queued{core=")" + core_label() + R"("})";
+  const double overloaded_before = metric(R"(storeapi_db_refused_units_total{reason="overloaded"})");
+  const double units_before = metric("storeapi_db_unit_duration_seconds_count");
   // The pool outlives the reactor loop: its drivers may still be suspended in it.
   db::Pool pool(o, statements);
   run_on_reactor([&]() -> runtime::task<void> {
@@ -267,7 +293,9 @@ TEST(DbPool, QueueBeyondTheInFlightBoundAndRefusePastIt) {
       units[i].add(kSleep, {"0.05"});
       runtime::spawn(One::run(pool, units[i], outcomes[i], finished));
     }
+    EXPECT_EQ(metric(queued), 3);  // the pool's gauges as they stand now
     while (finished < 6) co_await runtime::sleep_for(1ms);
+    EXPECT_EQ(metric(queued), 0);
     // 2 in flight + 3 queued run; the sixth finds the queue full.
     for (int i = 0; i < 5; ++i) {
       EXPECT_EQ(outcomes[i], db::Outcome::done) << i;
@@ -275,6 +303,8 @@ TEST(DbPool, QueueBeyondTheInFlightBoundAndRefusePastIt) {
     }
     EXPECT_EQ(outcomes[5], db::Outcome::overloaded);
   });
+  EXPECT_EQ(metric(R"(storeapi_db_refused_units_total{reason="overloaded"})") - overloaded_before, 1);
+  EXPECT_EQ(metric("storeapi_db_unit_duration_seconds_count") - units_before, 6);  // refused ones too
 }
 
 TEST(DbPool, ReprepareAndRetryOnceAfterDdlChangesAResultType) {

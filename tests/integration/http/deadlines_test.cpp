@@ -6,6 +6,7 @@
 
 #include "healthz.hpp"
 #include "support/http_client.hpp"
+#include "support/metrics_scrape.hpp"
 #include "support/server_process.hpp"
 
 namespace storeapi::testing {
@@ -27,6 +28,9 @@ TEST(Deadlines, SlowHeadersGet408AndCloseWhileOthersAreServed) {
   EXPECT_TRUE(res->connection_close());
   EXPECT_TRUE(slow.wait_closed());
   EXPECT_EQ(fast.request("GET", "/healthz").status, 200);
+  const std::string m = scrape_metrics(server.metrics_port());
+  EXPECT_EQ(metric_value(m, "storeapi_http_connections_deadline_closed_total"), 1) << m;
+  EXPECT_EQ(metric_value(m, R"(storeapi_http_rejections_total{reason="request_timeout"})"), 1) << m;
 }
 
 TEST(Deadlines, SlowBodyGets408) {

@@ -19,6 +19,7 @@
 
 #include "healthz.hpp"
 #include "support/http_client.hpp"
+#include "support/metrics_scrape.hpp"
 #include "support/poll.hpp"
 #include "support/server_process.hpp"
 
@@ -48,8 +49,13 @@ std::string chunked(std::size_t n) {
   return out + "0\r\n\r\n";
 }
 
-// The server refused with `status` (and the error `code`, when given) and closed, and
-// still serves others.
+// The `reason` label of storeapi_http_rejections_total for a refusal with `status`.
+std::string rejection_reason(int status) {
+  return status == 431 ? "headers_too_large" : status == 413 ? "payload_too_large" : "bad_request";
+}
+
+// The server refused with `status` (and the error `code`, when given) and closed, counted
+// it by reason, and still serves others.
 void expect_refused_and_closed(ServerProcess& server, HttpClient& client, int status, std::string_view code = {}) {
   std::optional<HttpResponse> res = client.read_response();
   ASSERT_TRUE(res) << "closed without a response";
@@ -61,6 +67,8 @@ void expect_refused_and_closed(ServerProcess& server, HttpClient& client, int st
   EXPECT_TRUE(res->connection_close());
   EXPECT_TRUE(client.wait_closed());
   EXPECT_TRUE(serves_healthz(server.port()));
+  const std::string series = R"(storeapi_http_rejections_total{reason=")" + rejection_reason(status) + R"("})";
+  EXPECT_GE(metric_value(scrape_metrics(server.metrics_port()), series), 1) << series;
 }
 
 TEST(Limits, HeadersOfExactly16KiBAreServed) {
@@ -161,6 +169,15 @@ TEST(Limits, ConnectionOverTheCapGets503AndClose) {
   EXPECT_EQ(res->status, 503);
   EXPECT_TRUE(res->connection_close());
   EXPECT_TRUE(extra.wait_closed());
+  std::string m;
+  EXPECT_TRUE(eventually([&] {
+    m = scrape_metrics(server.metrics_port());
+    return metric_value(m, "storeapi_http_connections_open") == 2;
+  })) << m;
+  EXPECT_EQ(metric_value(m, "storeapi_http_connections_refused_total"), 1);
+  EXPECT_GE(metric_value(m, "storeapi_http_connections_accepted_total"), 2);
+  EXPECT_GT(metric_value(m, "storeapi_http_received_bytes_total"), 0);
+  EXPECT_GT(metric_value(m, "storeapi_http_sent_bytes_total"), 0);
 
   EXPECT_EQ(second.request("GET", "/healthz").status, 200);  // the others are untouched
   first.reset();  // frees a slot once the server has seen it go

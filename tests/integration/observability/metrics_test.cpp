@@ -77,6 +77,8 @@ TEST_F(Observability, MetricsCountRequestsByRouteTemplateAndThrottlingByPlan) {
   EXPECT_EQ(value_of(m, "storeapi_io_uring_cq_overflows_total"), 0);
   EXPECT_GT(value_of(m, "process_resident_memory_bytes"), 0);
   EXPECT_GT(value_of(m, "process_open_fds"), 0);
+  EXPECT_GT(value_of(m, "process_cpu_seconds_total"), 0);
+  EXPECT_GT(value_of(m, "process_start_time_seconds"), 1.7e9);  // since 2023: a Unix time, not uptime
   EXPECT_NE(m.find("storeapi_build_info{version=\""), std::string::npos);
   EXPECT_EQ(promtool_check_metrics(m), "");
 }
