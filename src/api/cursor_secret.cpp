@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 
+#include "common/backoff.hpp"
 #include "runtime/io.hpp"
 
 namespace storeapi::api {
@@ -11,7 +12,7 @@ const db::Statement kCursorSecret{"cursor_secret", "select secret from cursor_se
 
 runtime::task<void> load_cursor_secret(db::Pool& pool, std::string& out) {
   // Short first pauses: at start the pool is usually a few milliseconds from ready.
-  std::chrono::milliseconds pause{5};
+  Backoff pause(std::chrono::milliseconds(5), std::chrono::milliseconds(1'000));
   for (;;) {
     db::Unit unit;
     unit.add(kCursorSecret, {});
@@ -19,8 +20,7 @@ runtime::task<void> load_cursor_secret(db::Pool& pool, std::string& out) {
       out.assign(unit.result(0).text(0, 0));
       co_return;
     }
-    co_await runtime::sleep_for(pause);
-    pause = std::min(pause * 2, std::chrono::milliseconds(1'000));
+    co_await runtime::sleep_for(pause.next());
   }
 }
 

@@ -13,6 +13,7 @@
 #include <cstring>
 #include <vector>
 
+#include "common/backoff.hpp"
 #include "runtime/spawn.hpp"
 
 namespace storeapi::redis {
@@ -216,7 +217,7 @@ runtime::task<void> Client::close_socket() {
 }
 
 runtime::task<void> Client::drive() {
-  auto backoff = options_.backoff_min;
+  Backoff backoff(options_.backoff_min, options_.backoff_max);
   for (;;) {
     std::string error;
     const bool opened = co_await open(error);
@@ -224,7 +225,7 @@ runtime::task<void> Client::drive() {
     if (opened) {
       if (outage_reported_) std::fprintf(stderr, "storeapi: redis %s is back\n", options_.endpoint.text.c_str());
       outage_reported_ = false;
-      backoff = options_.backoff_min;
+      backoff.reset();
       up_ = true;
       co_await read_replies(error);
       up_ = false;
@@ -236,8 +237,7 @@ runtime::task<void> Client::drive() {
                    options_.endpoint.text.c_str(), error.c_str());
       outage_reported_ = true;
     }
-    co_await runtime::sleep_for(backoff);
-    backoff = std::min(backoff * 2, options_.backoff_max);
+    co_await runtime::sleep_for(backoff.next());
   }
 }
 
