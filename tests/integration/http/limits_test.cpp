@@ -242,7 +242,11 @@ TEST(Limits, AcceptResumesAfterRunningOutOfFileDescriptors) {
   constexpr std::size_t kClients = 80;  // more than the server can hold open at once
   std::vector<std::optional<HttpClient>> clients;
   for (std::size_t i = 0; i < kClients; ++i) {
-    clients.emplace_back(HttpClient(server.port()));
+    try {
+      clients.emplace_back(HttpClient(server.port()));
+    } catch (const std::exception& e) {  // refused: the server is gone, and its log says why
+      FAIL() << "client " << i << ": " << e.what() << "; the server logged:\n" << server.stderr_text();
+    }
     ASSERT_TRUE(clients.back()->send("GET", "/healthz"));
   }
   ASSERT_TRUE(eventually([&] { return server.stderr_text().find("accept failed") != std::string::npos; }, 10s))
@@ -262,7 +266,7 @@ TEST(Limits, AcceptResumesAfterRunningOutOfFileDescriptors) {
         return answered == kClients;
       },
       30s);
-  EXPECT_TRUE(all) << answered << " of " << kClients << " answered";
+  EXPECT_TRUE(all) << answered << " of " << kClients << " answered; the server logged:\n" << server.stderr_text();
   EXPECT_TRUE(serves_healthz(server.port()));
 }
 
