@@ -237,8 +237,17 @@ TEST(Limits, PipeliningClientThatNeverReadsIsThrottled) {
 
 // When accept fails for want of file descriptors, the multishot accept ends; the server
 // must re-arm it once descriptors are free again, and serve the connections that waited.
+//
+// The database is one that refuses (port 1), so the server's LISTEN connection cannot come
+// up in the middle of the starvation. Under UBSan (tools/test --sanitize=address) its
+// first callback, on a type-cache miss, has the vptr check confirm the vtable is readable
+// by writing it into a pipe; with no descriptor free pipe() fails, which GCC 12's runtime
+// reports as "invalid vptr" and aborts (and a -fno-sanitize-recover report cannot be
+// suppressed). Seen in 1 of ~25 ASan runs, racing the server's start; /healthz needs no
+// database, and an unreachable one is what a starving server may well face.
 TEST(Limits, AcceptResumesAfterRunningOutOfFileDescriptors) {
-  ServerProcess server({.env = {{"STOREAPI_THREADS", "1"}}, .max_open_files = 48});
+  ServerProcess server({.env = {{"STOREAPI_THREADS", "1"}, {"STOREAPI_DATABASE_URL", "postgresql://storeapi@127.0.0.1:1/storeapi"}},
+                        .max_open_files = 48});
   constexpr std::size_t kClients = 80;  // more than the server can hold open at once
   std::vector<std::optional<HttpClient>> clients;
   for (std::size_t i = 0; i < kClients; ++i) {
@@ -253,20 +262,21 @@ TEST(Limits, AcceptResumesAfterRunningOutOfFileDescriptors) {
       << "the server never ran out of descriptors; stderr:\n" << server.stderr_text();
 
   // Close each answered connection; that frees a descriptor for one that waits.
-  std::size_t answered = 0;
+  std::size_t answered = 0, not_ok = 0;
   bool all = eventually(
       [&] {
         for (auto& c : clients) {
           if (!c || !c->readable()) continue;
           std::optional<HttpResponse> res = c->read_response();
-          EXPECT_TRUE(res && res->status == 200);
+          if (!res || res->status != 200) ++not_ok;
           ++answered;
           c.reset();
         }
         return answered == kClients;
       },
       30s);
-  EXPECT_TRUE(all) << answered << " of " << kClients << " answered; the server logged:\n" << server.stderr_text();
+  EXPECT_TRUE(all && not_ok == 0) << answered << " of " << kClients << " answered, " << not_ok
+                                   << " of them not with 200; the server logged:\n" << server.stderr_text();
   EXPECT_TRUE(serves_healthz(server.port()));
 }
 
