@@ -3,6 +3,7 @@
 // from an unbound thread (shared block, fetch_add); and a whole scrape's rendering.
 #include <benchmark/benchmark.h>
 
+#include "api/router.hpp"
 #include "http/server_metrics.hpp"
 #include "metrics/registry.hpp"
 
@@ -44,8 +45,8 @@ BENCHMARK(BM_HistogramObserveOnACore);
 // What the HTTP server records per request: duration by route, the (method, route,
 // status) counter (a per-core hash lookup), in-flight up and down.
 void BM_ServerRequestDone(benchmark::State& state) {
-  http::ServerMetrics m;
-  const http::Route* route = &http::route(http::RouteId::store_get);
+  http::ServerMetrics m(api::route_labels());
+  const http::RouteLabel* route = &api::route_label(api::RouteId::store_get);
   for (auto _ : state) {
     m.in_flight.inc();
     m.in_flight.dec();
@@ -55,8 +56,8 @@ void BM_ServerRequestDone(benchmark::State& state) {
 BENCHMARK(BM_ServerRequestDone);
 
 void BM_ExposeServerFamilies(benchmark::State& state) {
-  http::ServerMetrics m;
-  for (const http::Route& r : http::routes()) m.request_done("GET", &r, 200, 0.001);
+  http::ServerMetrics m(api::route_labels());
+  for (const http::RouteLabel& r : api::route_labels()) m.request_done("GET", &r, 200, 0.001);
   for (auto _ : state) benchmark::DoNotOptimize(Registry::process().expose());
 }
 BENCHMARK(BM_ExposeServerFamilies);

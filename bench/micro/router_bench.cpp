@@ -1,16 +1,16 @@
 // Router matching and query parsing of typical requests.
 #include "http/query.hpp"
-#include "http/router.hpp"
+#include "api/router.hpp"
 
 #include <benchmark/benchmark.h>
 
-using namespace storeapi::http;
+using namespace storeapi::api;
 
 namespace {
 
 void BM_MatchOrderGet(benchmark::State& state) {
   for (auto _ : state) {
-    auto match = storeapi::http::match(Method::get, "/v1/orders/0b5e7a3c-1f2d-4c8e-9a6b-3d2f1e0c9b8a");
+    auto match = storeapi::api::match(Method::get, "/v1/orders/0b5e7a3c-1f2d-4c8e-9a6b-3d2f1e0c9b8a");
     benchmark::DoNotOptimize(match);
   }
 }
@@ -19,7 +19,7 @@ BENCHMARK(BM_MatchOrderGet);
 // The last route of the table with the most segments: the matcher's worst found case.
 void BM_MatchVariantStock(benchmark::State& state) {
   for (auto _ : state) {
-    auto match = storeapi::http::match(
+    auto match = storeapi::api::match(
         Method::post,
         "/v1/products/0b5e7a3c-1f2d-4c8e-9a6b-3d2f1e0c9b8a/variants/7f3e2d1c-0b9a-4887-a665-544332211000/stock");
     benchmark::DoNotOptimize(match);
@@ -29,14 +29,14 @@ BENCHMARK(BM_MatchVariantStock);
 
 void BM_MatchNotFound(benchmark::State& state) {
   for (auto _ : state) {
-    auto match = storeapi::http::match(Method::get, "/v1/orders/0b5e7a3c-1f2d-4c8e-9a6b-3d2f1e0c9b8a/nope");
+    auto match = storeapi::api::match(Method::get, "/v1/orders/0b5e7a3c-1f2d-4c8e-9a6b-3d2f1e0c9b8a/nope");
     benchmark::DoNotOptimize(match);
   }
 }
 BENCHMARK(BM_MatchNotFound);
 
 void parse_query(benchmark::State& state, std::string_view raw) {
-  Query query;
+  storeapi::http::Query query;
   for (auto _ : state) {
     auto error = query.parse(raw);
     benchmark::DoNotOptimize(error);

@@ -7,7 +7,7 @@ import createClient from 'openapi-fetch';
 /** @typedef {import('./generated/api.js').paths} paths */
 /** @typedef {'/v1/orders' | '/v1/products' | '/v1/bookings' | '/v1/customers'} ListPath */
 
-// DESIGN: "sync clients should overlap polls by a few seconds".
+// docs/DESIGN.md: "sync clients should overlap polls by a few seconds".
 export const OVERLAP_MS = 5000;
 
 /** @param {string} baseUrl @param {string} key */

@@ -16,7 +16,22 @@ begin
   perform pg_notify(api.config('events_channel'), '');
 end $$;
 
--- The outbox row of a write's event, in DESIGN's payload shape. Call it inside the
+-- The trace id of the request writing (32 lowercase hex, or null): kept for the rest of
+-- the transaction, where api.emit_event and api.queue_notification store it with their
+-- rows. A write statement calls it before its write function (src/api/write_statements.cpp),
+-- inside its one statement: no statement or round trip of its own. Always true.
+create or replace function api.set_trace_id(p_trace_id text) returns boolean
+language sql volatile as $$
+  select set_config('storeapi.trace_id', coalesce(p_trace_id, ''), true) is not null
+$$;
+
+-- The trace id api.set_trace_id kept in this transaction, null when none.
+create or replace function api.current_trace_id() returns text
+language sql stable as $$
+  select nullif(current_setting('storeapi.trace_id', true), '')
+$$;
+
+-- The outbox row of a write's event, in docs/DESIGN.md's payload shape. Call it inside the
 -- write's transaction; wake the dispatchers after the commit (api.wake_dispatchers).
 create or replace function api.emit_event(p_store uuid, p_type text, p_object jsonb,
                                p_previous_attributes jsonb default '{}')
@@ -25,7 +40,7 @@ declare
   v_id uuid := gen_random_uuid();
   v_created_at timestamptz := api.now_ms();
 begin
-  insert into events (store_id, id, type, payload, created_at)
+  insert into events (store_id, id, type, payload, created_at, trace_id)
   values (p_store, v_id, p_type,
           jsonb_build_object(
             'id', 'evt_' || replace(v_id::text, '-', ''),
@@ -34,7 +49,7 @@ begin
             'created_at', api.ts(v_created_at),
             'store_id', p_store,
             'data', jsonb_build_object('object', p_object, 'previous_attributes', p_previous_attributes)),
-          v_created_at);
+          v_created_at, api.current_trace_id());
   return v_id;
 end $$;
 
@@ -46,9 +61,9 @@ returns uuid language plpgsql volatile as $$
 declare
   v_id uuid;
 begin
-  insert into notifications (store_id, kind, template, recipient, locale, data)
+  insert into notifications (store_id, kind, template, recipient, locale, data, trace_id)
   values (p_store, p_kind, p_template, p_recipient,
-          coalesce(p_locale, (select locale from stores where id = p_store)), p_data)
+          coalesce(p_locale, (select locale from stores where id = p_store)), p_data, api.current_trace_id())
   returning id into v_id;
   return v_id;
 end $$;

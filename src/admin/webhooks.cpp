@@ -14,7 +14,7 @@
 namespace storeapi::admin {
 namespace {
 
-// The event types the write endpoints emit (DESIGN §2 "Events and notifications").
+// The event types the write endpoints emit (docs/DESIGN.md §2 "Events and notifications").
 constexpr std::array<std::string_view, 4> kEventTypes = {
     "order.fulfillment_updated", "booking.accepted", "booking.canceled", "product.updated"};
 

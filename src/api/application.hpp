@@ -1,12 +1,13 @@
 #pragma once
-// The Store Commerce API as an http::Handler, one instance per core. It runs DESIGN's
+// The Store Commerce API as an http::Handler, one instance per core. It runs docs/DESIGN.md's
 // checks in order — authentication, plan, rate limit, route, scope — then the endpoint.
 #include <memory>
 #include <string>
 #include <string_view>
 
 #include "api/context.hpp"
-#include "app/config.hpp"
+#include "api/router.hpp"
+#include "api/settings.hpp"
 #include "auth/authenticator.hpp"
 #include "auth/key_cache.hpp"
 #include "auth/rate_limiter.hpp"
@@ -21,7 +22,7 @@ class Application final : public http::Handler {
  public:
   // `reports_outages`: this core's Redis connection says when Redis goes and comes back
   // (one core per process, so an outage is logged once).
-  Application(const app::Config& config, auth::RateLimiter& limiter, bool reports_outages);
+  Application(const Settings& settings, auth::RateLimiter& limiter, bool reports_outages);
 
   // On the owning core's thread, inside its reactor: connects the database pool (and
   // reads the fleet's cursor secret unless STOREAPI_SECRET gave one).
@@ -48,11 +49,10 @@ class Application final : public http::Handler {
   void reject(http::Rejection why, std::string_view request_id, http::Response& res) override;
 
  private:
-  runtime::task<void> handle_v1(const http::Request& req, http::Response& res, const http::Match& match);
+  runtime::task<void> handle_v1(const http::Request& req, http::Response& res, const Match& match);
   // The routes without a key: /healthz, /readyz and /openapi.json.
-  void handle_keyless(const http::Request& req, http::Response& res, const http::Match& match);
+  void handle_keyless(const http::Request& req, http::Response& res, const Match& match);
 
-  const app::Config& config_;
   db::Pool pool_;
   std::unique_ptr<redis::Client> redis_;                // fleet mode only
   std::unique_ptr<auth::SharedRateLimit> shared_limit_;  // likewise
@@ -60,7 +60,6 @@ class Application final : public http::Handler {
   auth::Authenticator authenticator_;
   json::BodyParser body_parser_;
   DispatcherWake dispatcher_wake_;
-  http::Query query_;
   std::string cursor_secret_;  // STOREAPI_SECRET, else the fleet's (loaded at start)
   bool draining_ = false;
   Services services_;

@@ -8,11 +8,11 @@ namespace storeapi::api {
 namespace {
 
 void add_accept(db::Unit& unit, const Context& ctx, FieldValues, db::Param key, db::Param fingerprint) {
-  unit.add(kAcceptBooking, {ctx.caller.store(), ctx.match.id, key, fingerprint});
+  unit.add(kAcceptBooking, {ctx.caller.store(), ctx.match.id, key, fingerprint, ctx.req.trace_id});
 }
 
 void add_cancel(db::Unit& unit, const Context& ctx, FieldValues, db::Param key, db::Param fingerprint) {
-  unit.add(kCancelBooking, {ctx.caller.store(), ctx.match.id, key, fingerprint});
+  unit.add(kCancelBooking, {ctx.caller.store(), ctx.match.id, key, fingerprint, ctx.req.trace_id});
 }
 
 }  // namespace

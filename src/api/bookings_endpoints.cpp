@@ -12,12 +12,12 @@ constexpr FilterSpec kFilters[] = {
     {"status", FilterRule::one_of, kBookingStatuses, "($?::text is null or r.status = $?::text)"},
 };
 
-constexpr ListSpec kList{http::RouteId::bookings_list, false, kFilters};
+constexpr ListSpec kList{RouteId::bookings_list, false, kFilters};
 
 }  // namespace
 
 const ReadStatements& booking_reads() {
-  static const ReadStatements reads("bookings", {"bookings", "api.booking_json(r)", ""}, kList);
+  static const ReadStatements reads("bookings", kList);
   return reads;
 }
 

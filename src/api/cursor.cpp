@@ -50,7 +50,7 @@ std::array<std::uint8_t, kMacSize> mac(std::string_view secret, const crypto::Sh
 
 }  // namespace
 
-CursorBinding::CursorBinding(http::RouteId route, const Uuid& store, bool ascending) {
+CursorBinding::CursorBinding(RouteId route, const Uuid& store, bool ascending) {
   std::copy(kDomain.begin(), kDomain.end(), bytes_.begin());
   size_ = kDomain.size();
   put(static_cast<std::uint8_t>(route));

@@ -15,7 +15,7 @@
 #include "common/crypto.hpp"
 #include "common/time.hpp"
 #include "common/uuid.hpp"
-#include "http/router.hpp"
+#include "api/router.hpp"
 
 namespace storeapi::api {
 
@@ -34,7 +34,7 @@ class CursorBinding {
  public:
   static constexpr std::size_t kCapacity = 2048;
 
-  CursorBinding(http::RouteId route, const Uuid& store, bool ascending);
+  CursorBinding(RouteId route, const Uuid& store, bool ascending);
   void add(std::optional<timefmt::Micros> time);
   void add(std::optional<std::string_view> text);
   std::span<const std::uint8_t> bytes() const { return {bytes_.data(), size_}; }

@@ -11,12 +11,12 @@ constexpr FilterSpec kFilters[] = {
     {"email", FilterRule::email, {}, "lower(r.email) = lower($?::text)", true},
 };
 
-constexpr ListSpec kList{http::RouteId::customers_list, true, kFilters};
+constexpr ListSpec kList{RouteId::customers_list, true, kFilters};
 
 }  // namespace
 
 const ReadStatements& customer_reads() {
-  static const ReadStatements reads("customers", {"customers", "api.customer_json(r)", ""}, kList);
+  static const ReadStatements reads("customers", kList);
   return reads;
 }
 

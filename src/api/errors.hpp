@@ -1,5 +1,5 @@
 #pragma once
-// The error catalogue of DESIGN §2 — code, HTTP status, type, default message — and the
+// The error catalogue of docs/DESIGN.md §2 — code, HTTP status, type, default message — and the
 // error envelope every error response carries.
 #include "json/body.hpp"
 

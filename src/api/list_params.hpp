@@ -25,7 +25,7 @@
 #include "common/time.hpp"
 #include "common/uuid.hpp"
 #include "http/query.hpp"
-#include "http/router.hpp"
+#include "api/router.hpp"
 
 namespace storeapi::api {
 
@@ -50,7 +50,7 @@ struct FilterSpec {
 inline constexpr std::size_t kMaxFilters = 3;
 
 struct ListSpec {
-  http::RouteId route;
+  RouteId route;
   bool updated_bounds;                  // takes updated_after / updated_before
   std::span<const FilterSpec> filters;  // at most kMaxFilters, at most one selective
 };
@@ -63,8 +63,9 @@ struct ListParams {
   bool ascending = false;
   std::optional<CursorPosition> cursor;  // where the previous page ended; signature checked
   std::optional<timefmt::Micros> created_after, created_before, updated_after, updated_before;
-  // By position in ListSpec::filters. Views into the request or the core's http::Query:
-  // valid until that parses again, so use them before the request next suspends.
+  // By position in ListSpec::filters. Views into the request or into the http::Query that
+  // parsed it, which the request owns (api/page.cpp): valid while both live, across
+  // suspensions (tests/unit/api/list_params_test.cpp).
   std::array<std::optional<std::string_view>, kMaxFilters> filters{};
   // The digest of everything the cursors of this list are bound to (cursor.hpp).
   crypto::Sha256 binding{};

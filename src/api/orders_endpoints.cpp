@@ -14,15 +14,12 @@ constexpr FilterSpec kFilters[] = {
     {"channel", FilterRule::one_of, kOrderChannels, "($?::text is null or r.channel = $?::text)"},
 };
 
-constexpr ListSpec kList{http::RouteId::orders_list, true, kFilters};
+constexpr ListSpec kList{RouteId::orders_list, true, kFilters};
 
 }  // namespace
 
 const ReadStatements& order_reads() {
-  static const ReadStatements reads(
-      "orders",
-      {"orders", "api.order_json(r, li.line_items)", "cross join lateral api.line_items_json(r.store_id, r.id) li"},
-      kList);
+  static const ReadStatements reads("orders", kList);
   return reads;
 }
 

@@ -5,6 +5,7 @@
 // api.change_stock.
 #include "api/endpoints.hpp"
 #include "api/validators.hpp"
+#include "api/value_sets.hpp"
 #include "api/write.hpp"
 #include "api/write_statements.hpp"
 
@@ -18,8 +19,6 @@ constexpr json::Field kVariantFields[] = {
     {"discount_type", json::FieldType::string_or_null},
     {"discount_value", json::FieldType::string},
 };
-
-constexpr std::string_view kDiscountTypes[] = {"percentage", "fixed"};
 
 std::optional<Rejection> check_variant(FieldValues v) {
   const json::FieldValue& price = v[0];
@@ -40,7 +39,8 @@ std::optional<Rejection> check_variant(FieldValues v) {
 
 void add_variant(db::Unit& unit, const Context& ctx, FieldValues v, db::Param key, db::Param fingerprint) {
   unit.add(kUpdateVariant, {ctx.caller.store(), ctx.match.id, ctx.match.variant_id, optional_text(v[0]),
-                            v[1].present ? "true" : "false", optional_text(v[1]), optional_text(v[2]), key, fingerprint});
+                            v[1].present ? "true" : "false", optional_text(v[1]), optional_text(v[2]), key, fingerprint,
+                            ctx.req.trace_id});
 }
 
 constexpr json::Field kStockFields[] = {
@@ -65,7 +65,7 @@ std::optional<Rejection> check_stock(FieldValues v) {
 
 void add_stock(db::Unit& unit, const Context& ctx, FieldValues v, db::Param key, db::Param fingerprint) {
   unit.add(kChangeStock, {ctx.caller.store(), ctx.match.id, ctx.match.variant_id, v[0].text, v[1].number,
-                          optional_text(v[2]), ctx.caller.key(), key, fingerprint});
+                          optional_text(v[2]), ctx.caller.key(), key, fingerprint, ctx.req.trace_id});
 }
 
 }  // namespace

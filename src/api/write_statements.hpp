@@ -2,22 +2,23 @@
 // The write endpoints' statements: each calls its SQL function (sql/functions/40_writes.sql)
 // inside api.complete_write, which claims the Idempotency-Key, runs the write only when
 // the claim allows and stores its answer under the key, in one transaction
-// (sql/functions/30_idempotency.sql). The last two parameters are the key and the
-// request's fingerprint (both null without a key); every statement returns one row
+// (sql/functions/30_idempotency.sql). The last three parameters are the key and the
+// request's fingerprint (both null without a key) and its trace id (the events and
+// e-mails the write queues carry it); every statement returns one row
 // (outcome, status, body): outcome run | replay | mismatch | in_progress, status and body
 // the answer to give (null for mismatch and in_progress).
 #include "db/statement.hpp"
 
 namespace storeapi::api {
 
-// (store, order, fulfillment_status, tracking_number, tracking_carrier, key, fingerprint)
+// (store, order, fulfillment_status, tracking_number, tracking_carrier, key, fingerprint, trace)
 extern const db::Statement kFulfillOrder;
-// (store, booking, key, fingerprint)
+// (store, booking, key, fingerprint, trace)
 extern const db::Statement kAcceptBooking;
 extern const db::Statement kCancelBooking;
-// (store, product, variant, price, discount_type_sent, discount_type, discount_value, key, fingerprint)
+// (store, product, variant, price, discount_type_sent, discount_type, discount_value, key, fingerprint, trace)
 extern const db::Statement kUpdateVariant;
-// (store, product, variant, mode, quantity, note, api_key, key, fingerprint)
+// (store, product, variant, mode, quantity, note, api_key, key, fingerprint, trace)
 extern const db::Statement kChangeStock;
 // (store, key, fingerprint, status, body): a validation rejection stored under the key.
 extern const db::Statement kStoreRejection;

@@ -1,5 +1,5 @@
 #pragma once
-// Server configuration, read once from the environment (DESIGN §3).
+// Server configuration, read once from the environment (docs/DESIGN.md §3).
 #include <chrono>
 #include <cstddef>
 #include <optional>

@@ -104,6 +104,7 @@ int main() {
   bound.port = runtime::local_port(first_listener);  // port 0 resolves once, for every core
 
   http::ServerOptions server_options;
+  server_options.routes = api::route_labels();
   server_options.request_timeout = config->request_timeout;
   server_options.idle_timeout = config->idle_timeout;
   server_options.access_log = config->access_log;
@@ -114,6 +115,14 @@ int main() {
   stage_timing::enable(config->stage_timing, registry);
   metrics::add_process_metrics(registry, "storeapi_build_info");
 
+  const api::Settings api_settings{
+      .database_url = config->database_url,
+      .db_conns_per_thread = config->db_conns_per_thread,
+      .db_timeout = config->db_timeout,
+      .cursor_secret = config->secret,
+      .redis = config->redis,
+      .redis_timeout = config->redis_timeout,
+  };
   auth::RateLimiter rate_limiter;  // shared by every core: the limit is per store, exact
   std::vector<CoreState> cores_state(config->threads);
   std::unique_ptr<runtime::Cores> cores;
@@ -142,7 +151,7 @@ int main() {
       metrics::bind_this_thread(reactor.index());
       CoreState& state = cores_state[reactor.index()];
       state.listen_fd = reactor.index() == 0 ? first_listener : runtime::bind_tcp(bound);
-      state.application = std::make_unique<api::Application>(*config, rate_limiter, reactor.index() == 0);
+      state.application = std::make_unique<api::Application>(api_settings, rate_limiter, reactor.index() == 0);
       state.application->start();
       http::ServerOptions options = server_options;
       // The cap is for the whole process: cores share it out exactly (the first ones take
@@ -201,7 +210,7 @@ int main() {
     cores->post_all([](runtime::Reactor& reactor) { reactor.stop(); });
     joined.wait();
   }
-  // Reported on every exit so that load tests can hold it to 0 (PITFALLS: an overflowed
+  // Reported on every exit so that load tests can hold it to 0 (docs/PITFALLS.md: an overflowed
   // completion queue loses completions, and with them requests).
   std::fprintf(stderr, "storeapi: stopped (completion-queue overflows: %u)\n", cores->cq_overflows());
   return 0;

@@ -1,6 +1,6 @@
 #include "auth/api_key.hpp"
 
-#include "http/request.hpp"
+#include "common/ascii.hpp"
 
 namespace storeapi::auth {
 
@@ -17,7 +17,7 @@ BearerStatus bearer_token(std::string_view header, bool header_present, std::str
   token = {};
   if (!header_present) return BearerStatus::missing;
   constexpr std::string_view scheme = "bearer";
-  if (header.size() < scheme.size() || !http::iequals(header.substr(0, scheme.size()), scheme))
+  if (header.size() < scheme.size() || !ascii::iequals(header.substr(0, scheme.size()), scheme))
     return BearerStatus::missing;
   std::string_view rest = header.substr(scheme.size());
   if (!rest.empty() && rest.front() != ' ' && rest.front() != '\t') return BearerStatus::missing;  // "Bearerx"

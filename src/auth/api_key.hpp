@@ -4,6 +4,8 @@
 
 namespace storeapi::auth {
 
+// The one C++ statement of the prefix (storeapi-admin makes keys with it); SQL's
+// api.config('key_prefix') is held to it by tests/integration/api/sql_agreement_test.cpp.
 inline constexpr std::string_view kLiveKeyPrefix = "sk_live_";
 inline constexpr std::size_t kKeySecretLength = 32;
 inline constexpr std::size_t kKeyLength = kLiveKeyPrefix.size() + kKeySecretLength;
@@ -15,7 +17,7 @@ bool is_well_formed_key(std::string_view key) noexcept;
 enum class BearerStatus { missing, present };
 
 // Extracts the token of an `Authorization: Bearer <token>` header. Absent header or another
-// scheme → missing (DESIGN: missing_api_key); the Bearer scheme with anything after it,
+// scheme → missing (docs/DESIGN.md: missing_api_key); the Bearer scheme with anything after it,
 // even nothing, → present, and the token is then checked as a key (invalid_api_key).
 BearerStatus bearer_token(std::string_view header, bool header_present, std::string_view& token) noexcept;
 

@@ -14,11 +14,11 @@ std::int64_t monotonic_ns() {
       .count();
 }
 
-http::ScopeSet parse_scopes(std::string_view list) {
-  http::ScopeSet set;
+ScopeSet parse_scopes(std::string_view list) {
+  ScopeSet set;
   while (!list.empty()) {
     std::size_t comma = list.find(',');
-    if (auto scope = http::parse_scope(list.substr(0, comma))) set.add(*scope);
+    if (auto scope = parse_scope(list.substr(0, comma))) set.add(*scope);
     if (comma == std::string_view::npos) break;
     list.remove_prefix(comma + 1);
   }
@@ -71,12 +71,15 @@ Authenticator::Authenticator(db::Pool& pool, KeyCache& cache, RateLimiter& limit
       cache_misses_(cache_lookups("miss")),
       cache_known_unknown_(cache_lookups("known_unknown")) {}
 
-runtime::task<const KeyRecord*> Authenticator::load(const crypto::Sha256& hash, bool& unavailable) {
+runtime::task<const KeyRecord*> Authenticator::load(const crypto::Sha256& hash, bool& unavailable,
+                                                    std::chrono::steady_clock::duration& lookup_time) {
   std::string hex = crypto::hex(hash);
   const std::uint64_t generation = cache_.generation();
   db::Unit unit;
   unit.add(kKeyByHash, {std::string_view(hex)});
-  if (co_await pool_.run(unit) != db::Outcome::done || !unit.result(0).ok()) {
+  const db::Outcome outcome = co_await pool_.run(unit);
+  lookup_time = unit.database_time;
+  if (outcome != db::Outcome::done || !unit.result(0).ok()) {
     unavailable = true;
     co_return nullptr;
   }
@@ -116,12 +119,11 @@ runtime::task<const KeyRecord*> Authenticator::load(const crypto::Sha256& hash, 
   co_return &cache_.insert(hash, std::move(record), now, generation);
 }
 
-runtime::task<AuthResult> Authenticator::authenticate(const http::Request& req) {
+runtime::task<AuthResult> Authenticator::authenticate(std::optional<std::string_view> authorization) {
   AuthResult result{AuthStatus::ok, {}};
-  bool present = false;
-  std::string_view header = req.header("authorization", &present);
   std::string_view token;
-  if (bearer_token(header, present, token) == BearerStatus::missing) {
+  if (bearer_token(authorization.value_or(std::string_view{}), authorization.has_value(), token) ==
+      BearerStatus::missing) {
     result.status = AuthStatus::missing_api_key;
     co_return result;
   }
@@ -141,7 +143,7 @@ runtime::task<AuthResult> Authenticator::authenticate(const http::Request& req) 
     }
     cache_misses_.inc();
     bool unavailable = false;
-    key = co_await load(hash, unavailable);
+    key = co_await load(hash, unavailable, result.lookup_time);
     if (!key) {
       result.status = unavailable ? AuthStatus::unavailable : AuthStatus::invalid_api_key;
       co_return result;

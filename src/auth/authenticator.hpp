@@ -1,5 +1,5 @@
 #pragma once
-// Authentication, plan check and rate limit for one /v1 request, in DESIGN's order:
+// Authentication, plan check and rate limit for one /v1 request, in docs/DESIGN.md's order:
 // key present (401 missing_api_key) → key well-formed and known (401 invalid_api_key;
 // malformed keys never reach the database) → not revoked / not expired → store plan
 // includes the API (403 plan_required) → rate limit (429). A warm key costs one SHA-256,
@@ -19,8 +19,7 @@
 #include "db/pool.hpp"
 #include "db/result.hpp"
 #include "db/statement.hpp"
-#include "http/request.hpp"
-#include "http/scopes.hpp"
+#include "auth/scopes.hpp"
 #include "runtime/task.hpp"
 
 namespace storeapi::auth {
@@ -43,7 +42,7 @@ struct Caller {
   Uuid key_id;
   std::array<char, 36> store_id_text{};  // canonical text, for SQL parameters
   std::array<char, 36> key_id_text{};
-  http::ScopeSet scopes;
+  ScopeSet scopes;
   RateDecision rate{};
   std::shared_ptr<const std::string> store_body;
 
@@ -54,6 +53,8 @@ struct Caller {
 struct AuthResult {
   AuthStatus status;
   Caller caller;  // meaningful when status is ok or rate_limited (rate is set)
+  // The key's database lookup (db::Unit::database_time); zero when the cache answered.
+  std::chrono::steady_clock::duration lookup_time{};
 };
 
 // The statement the authenticator needs prepared on every pooled connection.
@@ -71,13 +72,16 @@ class Authenticator {
   // own buckets serve only while Redis cannot answer.
   Authenticator(db::Pool& pool, KeyCache& cache, RateLimiter& limiter, SharedRateLimit* shared = nullptr);
 
-  runtime::task<AuthResult> authenticate(const http::Request& req);
+  // `authorization`: the request's Authorization header, nullopt when it has none. Read
+  // before the first suspension only, so the view need not outlive the call.
+  runtime::task<AuthResult> authenticate(std::optional<std::string_view> authorization);
 
  private:
   // Fills the cache from the database (unless an invalidation arrived meanwhile, see
   // KeyCache::generation); nullptr when the key is unknown. Sets
-  // `unavailable` when the database could not answer.
-  runtime::task<const KeyRecord*> load(const crypto::Sha256& hash, bool& unavailable);
+  // `unavailable` when the database could not answer, and `lookup_time` to the lookup's.
+  runtime::task<const KeyRecord*> load(const crypto::Sha256& hash, bool& unavailable,
+                                       std::chrono::steady_clock::duration& lookup_time);
 
   db::Pool& pool_;
   KeyCache& cache_;

@@ -16,7 +16,7 @@
 #include "common/crypto.hpp"
 #include "common/time.hpp"
 #include "common/uuid.hpp"
-#include "http/scopes.hpp"
+#include "auth/scopes.hpp"
 #include "metrics/series.hpp"
 
 namespace storeapi::auth {
@@ -24,7 +24,7 @@ namespace storeapi::auth {
 struct KeyRecord {
   Uuid key_id;
   Uuid store_id;
-  http::ScopeSet scopes;
+  ScopeSet scopes;
   std::optional<timefmt::Micros> expires_at;
   bool revoked = false;
   bool plan_allows_api = false;

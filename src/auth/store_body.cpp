@@ -21,8 +21,8 @@ std::string render_store_body(const StoreBodyFields& f) {
   w.key("name").string(f.key_name);
   w.key("prefix").string(f.key_prefix);
   w.key("scopes").begin_array();
-  for (http::Scope s : http::all_scopes)
-    if (f.scopes.granted(s)) w.string(http::scope_name(s));
+  for (Scope s : all_scopes)
+    if (f.scopes.granted(s)) w.string(scope_name(s));
   w.end_array();
   w.key("expires_at");
   if (f.expires_at) w.string(timefmt::format_ms_utc(*f.expires_at));

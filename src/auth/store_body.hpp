@@ -6,14 +6,14 @@
 #include <string_view>
 
 #include "common/time.hpp"
-#include "http/scopes.hpp"
+#include "auth/scopes.hpp"
 
 namespace storeapi::auth {
 
 struct StoreBodyFields {
   std::string_view store_id, name, slug, url, currency, locale, plan;
   std::string_view key_id, key_name, key_prefix;
-  http::ScopeSet scopes;
+  ScopeSet scopes;
   std::optional<timefmt::Micros> expires_at;
 };
 

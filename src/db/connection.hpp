@@ -3,7 +3,7 @@
 // it connects (with backoff), prepares every statement, then polls the socket and hands
 // each result to the unit at the head of the in-flight queue. At most one io_uring
 // operation is in flight on the socket, and the connection is only closed by the driver
-// after that operation completed (PITFALLS: close() does not cancel io_uring operations).
+// after that operation completed (docs/PITFALLS.md: close() does not cancel io_uring operations).
 #include <libpq-fe.h>
 
 #include <cstddef>

@@ -32,6 +32,10 @@ std::string describe_retry(const std::optional<milliseconds>& retry_in) {
   return "retry in " + std::to_string(retry_in->count()) + " ms";
 }
 
+// " (trace <id>)" for a log line about a job of a traced request, so that the line can be
+// found from the request's access-log line; empty when the job has no trace id.
+std::string trace_note(const std::string& trace_id) { return trace_id.empty() ? "" : " (trace " + trace_id + ")"; }
+
 }  // namespace
 
 Dispatcher::Dispatcher(Config config)
@@ -40,7 +44,7 @@ Dispatcher::Dispatcher(Config config)
       rng_(std::random_device{}()),
       pass_at_(Clock::now()),
       connect_at_(Clock::now()),
-      reconnect_delay_(kFirstReconnectDelay),
+      reconnect_backoff_(kFirstReconnectDelay, kMaxReconnectDelay),
       backlog_at_(Clock::now()) {}
 
 template <typename Step>
@@ -51,10 +55,10 @@ bool Dispatcher::with_database(Step step) {
   } catch (const pqxx::failure& e) {
     std::string what = e.what();
     std::replace(what.begin(), what.end(), '\n', ' ');
-    log_line("database: " + what + "; reconnecting in " + std::to_string(reconnect_delay_.count()) + " ms");
+    const milliseconds delay = reconnect_backoff_.next();
+    log_line("database: " + what + "; reconnecting in " + std::to_string(delay.count()) + " ms");
     outbox_.reset();
-    connect_at_ = Clock::now() + reconnect_delay_;
-    reconnect_delay_ = std::min(reconnect_delay_ * 2, kMaxReconnectDelay);
+    connect_at_ = Clock::now() + delay;
     return false;
   }
 }
@@ -62,7 +66,7 @@ bool Dispatcher::with_database(Step step) {
 void Dispatcher::connect_if_due(Clock::time_point now) {
   if (outbox_ || now < connect_at_) return;
   if (with_database([&] { outbox_ = std::make_unique<Outbox>(config_.database_url, config_.lease); })) {
-    reconnect_delay_ = kFirstReconnectDelay;
+    reconnect_backoff_.reset();
     pass_at_ = now;  // NOTIFYs sent while disconnected are lost: look at once
   }
 }
@@ -130,7 +134,8 @@ void Dispatcher::start_notification(NotificationJob job) {
                                    config_.smtp_timeout});
     in_flight_.emplace(tag, InFlight{std::move(job), started});
   } catch (const RenderError& e) {
-    log_line("notification " + job.id + " (" + job.template_name + "): " + e.what() + "; giving up");
+    log_line("notification " + job.id + " (" + job.template_name + ")" + trace_note(job.trace_id) + ": " + e.what() +
+             "; giving up");
     metrics_.email(false);
     unrecorded_notifications_.push_back({job.store_id, job.id, job.attempt, false, e.what(), std::nullopt});
   }
@@ -155,6 +160,7 @@ void Dispatcher::on_delivery_finished(const DeliveryJob& job, timefmt::Micros st
   outcome.delivery_id = job.delivery_id;
   outcome.attempt = job.attempt;
   outcome.attempted_at = started_at;
+  outcome.trace_id = job.trace_id;
   outcome.latency_ms = static_cast<int>(result.latency.count());
   if (result.response_code > 0) {
     outcome.status = static_cast<int>(result.response_code);
@@ -167,8 +173,8 @@ void Dispatcher::on_delivery_finished(const DeliveryJob& job, timefmt::Micros st
   if (!delivered) {
     outcome.retry_in = config_.retry_schedule.delay_after(job.round_attempt, rng_);
     std::string why = result.completed ? "HTTP " + std::to_string(result.response_code) : result.error;
-    log_line("delivery " + job.delivery_id + " of " + job.message_id + " to " + job.url + ": attempt " +
-             std::to_string(job.attempt) + " failed (" + why + "); " + describe_retry(outcome.retry_in));
+    log_line("delivery " + job.delivery_id + " of " + job.message_id + " to " + job.url + trace_note(job.trace_id) +
+             ": attempt " + std::to_string(job.attempt) + " failed (" + why + "); " + describe_retry(outcome.retry_in));
   }
   unrecorded_deliveries_.push_back(std::move(outcome));
 }
@@ -180,8 +186,8 @@ void Dispatcher::on_notification_finished(const NotificationJob& job, const Tran
     outcome.error = result.error;
     if (result.response_code > 0) outcome.error += " (SMTP " + std::to_string(result.response_code) + ")";
     outcome.retry_in = config_.retry_schedule.delay_after(job.attempt, rng_);
-    log_line("notification " + job.id + " to " + job.recipient + ": attempt " + std::to_string(job.attempt) +
-             " failed (" + outcome.error + "); " + describe_retry(outcome.retry_in));
+    log_line("notification " + job.id + " to " + job.recipient + trace_note(job.trace_id) + ": attempt " +
+             std::to_string(job.attempt) + " failed (" + outcome.error + "); " + describe_retry(outcome.retry_in));
   }
   unrecorded_notifications_.push_back(std::move(outcome));
 }
@@ -194,7 +200,8 @@ void Dispatcher::record(Clock::time_point now) {
   for (std::size_t i = 0; i < statuses.size(); ++i) {
     const DeliveryOutcome& d = unrecorded_deliveries_[i];
     if (statuses[i] == "failed")
-      log_line("delivery " + d.delivery_id + " failed for good after attempt " + std::to_string(d.attempt));
+      log_line("delivery " + d.delivery_id + trace_note(d.trace_id) + " failed for good after attempt " +
+               std::to_string(d.attempt));
     if (statuses[i] == "pending" && d.retry_in)
       pass_at_ = std::min(pass_at_, now + std::max(*d.retry_in, kMinPassInterval));
   }

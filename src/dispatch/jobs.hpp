@@ -20,6 +20,7 @@ struct DeliveryJob {
   int attempt = 0;                   // counted over the delivery's whole life
   int round_attempt = 0;             // counted from the start of the current schedule round
   timefmt::Micros event_created_at = 0;  // the event's commit time: delivery lag is measured from it
+  std::string trace_id;  // of the request that wrote the event (common/trace_context.hpp); empty when none
 };
 
 // One attempt to send one e-mail.
@@ -35,6 +36,7 @@ struct NotificationJob {
   std::string store_name;
   std::string store_url;
   std::string owner_email;
+  std::string trace_id;  // of the request that queued it (common/trace_context.hpp); empty when none
 };
 
 struct DeliveryOutcome {
@@ -47,6 +49,7 @@ struct DeliveryOutcome {
   std::optional<std::string> response;  // first bytes of the answer
   std::optional<std::string> error;     // why no response, or why it counts as failed
   std::optional<std::chrono::milliseconds> retry_in;  // after a failure; nullopt = give up
+  std::string trace_id;  // the job's, for the log lines about it (not recorded)
 };
 
 struct Backlog {

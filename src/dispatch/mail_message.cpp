@@ -93,6 +93,7 @@ std::string format_mail(const Mail& mail) {
   if (mail.reply_to) out += "Reply-To: <" + *mail.reply_to + ">\r\n";
   out += "Subject: " + header_text(mail.subject) + "\r\n";
   out += "Message-ID: <" + mail.message_id + ">\r\n";
+  if (!mail.trace_id.empty()) out += "X-Trace-Id: " + mail.trace_id + "\r\n";
   out += "MIME-Version: 1.0\r\n";
   out += "Content-Type: text/plain; charset=UTF-8\r\n";
   out += "Content-Transfer-Encoding: base64\r\n";

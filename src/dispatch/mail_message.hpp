@@ -17,6 +17,7 @@ struct Mail {
   std::string message_id;    // without the angle brackets
   std::int64_t date = 0;     // Unix seconds
   std::string body;          // lines end in '\n'
+  std::string trace_id;      // X-Trace-Id when not empty: 32 lowercase hex (common/trace_context.hpp)
 };
 
 // The message with CRLF line ends, ready for SMTP DATA.

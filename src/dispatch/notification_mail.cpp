@@ -48,6 +48,7 @@ Mail notification_mail(const NotificationJob& job, const std::optional<std::stri
   mail.body = std::move(text.body);
   mail.message_id = "notification-" + job.id + "@" + domain_of(mail.from_address);
   mail.date = now_unix_seconds;
+  mail.trace_id = job.trace_id;
   return mail;
 }
 

@@ -10,7 +10,8 @@ namespace storeapi::dispatch {
 
 // The rendered message of `job`. From: `smtp_from` when set, else no-reply@ the store's
 // host, named after the store; customers' mail has Reply-To: the store owner. The
-// Message-ID is fixed per notification, so a repeated send can be recognised. Throws
+// Message-ID is fixed per notification, so a repeated send can be recognised; X-Trace-Id
+// names the trace of the request that queued it, when known. Throws
 // RenderError when no message can be made (retrying would not help).
 Mail notification_mail(const NotificationJob& job, const std::optional<std::string>& smtp_from,
                        std::int64_t now_unix_seconds);

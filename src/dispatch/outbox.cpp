@@ -1,5 +1,6 @@
 #include "dispatch/outbox.hpp"
 
+#include "common/trace_context.hpp"
 #include "dispatch/outcomes_json.hpp"
 
 #include <pqxx/pqxx>
@@ -55,7 +56,7 @@ with due as (
 select c.store_id, c.id, 'evt_' || replace(c.event_id::text, '-', ''), w.url, w.secret,
        case when w.previous_secret_expires_at > now() then w.previous_secret end,
        e.payload::text, c.attempts, c.attempts - c.schedule_start,
-       (extract(epoch from e.created_at) * 1000000)::bigint
+       (extract(epoch from e.created_at) * 1000000)::bigint, e.trace_id
   from claimed c
   join events e on e.store_id = c.store_id and e.id = c.event_id
   join webhook_endpoints w on w.store_id = c.store_id and w.id = c.endpoint_id
@@ -76,7 +77,7 @@ update notifications n
   from due join stores s on s.id = due.store_id
  where n.store_id = due.store_id and n.id = due.id
 returning n.store_id, n.id, n.kind, n.template, n.recipient, n.locale, n.data::text, n.attempts,
-          s.name, s.url, s.owner_email
+          s.name, s.url, s.owner_email, n.trace_id
 )SQL";
 
 // Outcomes go in batches, as one JSON array per statement (see outcomes_json): one
@@ -118,6 +119,13 @@ select (select count(*) from events where fanned_out_at is null),
        (select count(*) from notifications where status = 'pending' and next_attempt_at <= now()),
        (select count(*) from webhook_endpoints where not enabled)
 )SQL";
+
+// A row's trace id, or empty when it has none or not a well-formed one: it goes into
+// headers, and the column has no check (sql/031_event_trace_ids.sql).
+std::string trace_id_of_row(const pqxx::field& f) {
+  if (f.is_null() || !trace::is_trace_id(f.c_str())) return {};
+  return f.c_str();
+}
 
 // Runs a claim statement in its own transaction: the leases are committed before any
 // request goes out.
@@ -202,6 +210,7 @@ std::vector<DeliveryJob> Outbox::claim_deliveries(std::size_t limit) {
     job.attempt = r[7].as<int>();
     job.round_attempt = r[8].as<int>();
     job.event_created_at = r[9].as<timefmt::Micros>();
+    job.trace_id = trace_id_of_row(r[10]);
     jobs.push_back(std::move(job));
   }
   return jobs;
@@ -213,7 +222,8 @@ std::vector<NotificationJob> Outbox::claim_notifications(std::size_t limit) {
   jobs.reserve(rows.size());
   for (const auto& r : rows) {
     jobs.push_back({r[0].c_str(), r[1].c_str(), r[2].c_str(), r[3].c_str(), r[4].c_str(), r[5].c_str(),
-                    r[6].c_str(), r[7].as<int>(), r[8].c_str(), r[9].c_str(), r[10].c_str()});
+                    r[6].c_str(), r[7].as<int>(), r[8].c_str(), r[9].c_str(), r[10].c_str(),
+                    trace_id_of_row(r[11])});
   }
   return jobs;
 }

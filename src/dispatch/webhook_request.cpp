@@ -1,5 +1,6 @@
 #include "dispatch/webhook_request.hpp"
 
+#include "common/trace_context.hpp"
 #include "dispatch/signature.hpp"
 
 #include <string>
@@ -20,6 +21,7 @@ std::optional<HttpPost> webhook_request(DeliveryJob& job, std::int64_t unix_seco
       "webhook-timestamp: " + std::to_string(unix_seconds),
       "webhook-signature: " + *signature,
   };
+  if (!job.trace_id.empty()) post.headers.push_back("traceparent: " + trace::child_traceparent(job.trace_id));
   post.body = std::move(job.payload);
   return post;
 }

@@ -12,7 +12,7 @@
 
 #include "http/request_reader.hpp"
 #include "http/response.hpp"
-#include "http/trace_context.hpp"
+#include "common/trace_context.hpp"
 #include "runtime/io.hpp"
 #include "runtime/task.hpp"
 
@@ -69,7 +69,7 @@ class Connection {
   std::size_t unsent_answers_ = 0;
   char request_id_[32];
   std::size_t request_id_len_ = 0;
-  char trace_id_[kTraceIdLength];
+  char trace_id_[trace::kTraceIdLength];
   char client_[64];  // "address:port", for the access log
   std::size_t client_len_ = 0;
 };

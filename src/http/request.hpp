@@ -5,6 +5,7 @@
 #include <string_view>
 #include <vector>
 
+#include "common/ascii.hpp"
 #include "http/method.hpp"
 
 namespace storeapi::http {
@@ -22,7 +23,7 @@ struct Request {
   std::string_view query;   // after '?', still percent-encoded; empty when absent
   std::string_view body;    // de-chunked; followed by at least kBodyPadding readable bytes
   std::string_view request_id;
-  std::string_view trace_id;  // of its traceparent header, or a new one (http/trace_context.hpp)
+  std::string_view trace_id;  // of its traceparent header, or a new one (common/trace_context.hpp)
   const std::vector<Header>* headers = nullptr;
   std::uint8_t http_minor = 1;
   bool keep_alive = true;
@@ -34,6 +35,7 @@ struct Request {
   std::string_view header(std::string_view name, bool* found = nullptr) const noexcept;
 };
 
-bool iequals(std::string_view a, std::string_view b) noexcept;
+// Header names and values compare in ASCII only (common/ascii.hpp).
+using ascii::iequals;
 
 }  // namespace storeapi::http

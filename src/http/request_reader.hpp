@@ -1,6 +1,6 @@
 #pragma once
 // Reads HTTP/1.1 requests from a connection's byte stream with llhttp (strict: no lenient
-// flag is ever enabled, see PITFALLS) and enforces the limits llhttp leaves to its user:
+// flag is ever enabled, see docs/PITFALLS.md) and enforces the limits llhttp leaves to its user:
 // request line + headers <= 16 KiB (else 431), body <= 64 KiB (else 413). Pipelined
 // requests are returned one at a time, in order.
 #include <llhttp.h>

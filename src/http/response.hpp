@@ -8,15 +8,15 @@
 #include <string_view>
 
 #include "metrics/stage_timing.hpp"
-#include "http/router.hpp"
+#include "http/route_label.hpp"
 
 namespace storeapi::http {
 
 // What the access log and the metrics tell about an answer besides its status; set by the
 // handler as it learns it, cleared with the response.
 struct ResponseNotes {
-  const Route* route = nullptr;  // the matched route (its template labels metrics); null: none
-  std::string_view error_code;   // DESIGN's `code` of an error answer (static text)
+  const RouteLabel* route = nullptr;  // the matched route (its template labels metrics); null: none
+  std::string_view error_code;   // docs/DESIGN.md's `code` of an error answer (static text)
   std::string store_id;          // the authenticated caller's store
   std::string key_prefix;        // and the public prefix of its key (never the key)
 
@@ -35,7 +35,7 @@ struct Response {
   std::size_t kept_headers = 0;  // how much of extra_headers survives discard()
   bool close = false;            // answer with Connection: close and close afterwards
   ResponseNotes notes;
-  // With stage timing on: the handler's auth and database time, kept apart from its own.
+  // The handler's auth (with stage timing on) and database time, kept apart from its own.
   stage_timing::Tally tally;
 
   void add_header(std::string_view name, std::string_view value);

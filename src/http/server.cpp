@@ -15,7 +15,8 @@ Server::Server(int listen_fd, Handler& handler, ServerOptions options)
     : handler_(handler),
       options_(options),
       acceptor_(listen_fd, [this](int fd) { on_accept(fd); }),
-      log_(options.access_log_fd, options.access_log) {}
+      log_(options.access_log_fd, options.access_log),
+      metrics_(options.routes) {}
 
 Server::~Server() = default;
 

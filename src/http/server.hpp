@@ -4,11 +4,13 @@
 #include <cstddef>
 #include <functional>
 #include <memory>
+#include <span>
 #include <string>
 
 #include "http/access_log.hpp"
 #include "http/handler.hpp"
 #include "http/request_reader.hpp"
+#include "http/route_label.hpp"
 #include "http/server_metrics.hpp"
 #include "runtime/net.hpp"
 #include "runtime/task.hpp"
@@ -26,6 +28,8 @@ struct ServerOptions {
   // The TLS proxy's address (STOREAPI_TRUSTED_PROXY): only its X-Forwarded-For names
   // the client in the access log. Empty: nobody's.
   std::string trusted_proxy;
+  // The handler's routes, by RouteLabel::index: the labels of the request metrics.
+  std::span<const RouteLabel> routes;
 };
 
 class Connection;

@@ -29,7 +29,7 @@ std::string_view rejection_reason(Rejection why) {
 
 }  // namespace
 
-ServerMetrics::ServerMetrics()
+ServerMetrics::ServerMetrics(std::span<const RouteLabel> routes)
     : accepted(registry().counter("storeapi_http_connections_accepted_total", "Connections accepted.").with({})),
       open(registry().gauge("storeapi_http_connections_open", "Connections open now.").with({})),
       refused(registry()
@@ -52,12 +52,12 @@ ServerMetrics::ServerMetrics()
   auto& durations = registry().histogram("storeapi_http_request_duration_seconds",
                                          "Time from a request's arrival to its answer being queued, by route template.",
                                          {"route"});
-  for (const Route& r : routes()) durations_.push_back(&durations.with({r.pattern}));
+  for (const RouteLabel& r : routes) durations_.push_back(&durations.with({r.pattern}));
   durations_.push_back(&durations.with({kUnmatched}));
 }
 
-void ServerMetrics::request_done(std::string_view method, const Route* route, int status, double seconds) {
-  std::size_t route_index = route ? static_cast<std::size_t>(route->id) : durations_.size() - 1;
+void ServerMetrics::request_done(std::string_view method, const RouteLabel* route, int status, double seconds) {
+  std::size_t route_index = route ? route->index : durations_.size() - 1;
   durations_[route_index]->observe(seconds);
   std::uint32_t key = static_cast<std::uint32_t>(route_index) << 16 |
                       static_cast<std::uint32_t>(parse_method(method)) << 10 | static_cast<std::uint32_t>(status);

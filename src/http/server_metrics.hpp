@@ -1,23 +1,25 @@
 #pragma once
 // The HTTP server's metrics, one instance per core: handles into the process registry,
 // looked up once, so counting a request is a few single-writer stores (metrics/cells.hpp).
-#include <vector>
 #include <cstdint>
+#include <span>
 #include <unordered_map>
+#include <vector>
 
 #include "http/request_reader.hpp"
-#include "http/router.hpp"
+#include "http/route_label.hpp"
 #include "metrics/registry.hpp"
 
 namespace storeapi::http {
 
 class ServerMetrics {
  public:
-  ServerMetrics();
+  // `routes`: the handler's routes, each with its duration series made up front.
+  explicit ServerMetrics(std::span<const RouteLabel> routes);
 
   // One answered request: counted by method, route template and status; its duration
   // observed by route. `route` null: no route matched ("unmatched", never the raw path).
-  void request_done(std::string_view method, const Route* route, int status, double seconds);
+  void request_done(std::string_view method, const RouteLabel* route, int status, double seconds);
   void rejected(Rejection why);
 
   metrics::Counter& accepted;

@@ -199,7 +199,7 @@ runtime::task<void> Client::read_replies(std::string& error) {
 
 runtime::task<void> Client::close_socket() {
   ::shutdown(fd_, SHUT_RDWR);
-  // A send still in flight must complete before the descriptor may be closed (PITFALLS).
+  // A send still in flight must complete before the descriptor may be closed (docs/PITFALLS.md).
   while (sending_) co_await runtime::sleep_for(std::chrono::milliseconds(1));
   ::close(fd_);
   fd_ = -1;

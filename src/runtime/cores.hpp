@@ -30,7 +30,7 @@ class Cores {
   // Waits until every reactor's run() returned.
   void join();
 
-  // Completion-queue overflows of all rings so far (PITFALLS: must stay 0; read it after
+  // Completion-queue overflows of all rings so far (docs/PITFALLS.md: must stay 0; read it after
   // join() for a final figure).
   unsigned cq_overflows() const noexcept;
 

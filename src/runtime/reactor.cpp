@@ -13,7 +13,7 @@ namespace {
 
 thread_local Reactor* tls_reactor = nullptr;
 
-// Multishot operations make completions outnumber submissions (PITFALLS): a CQ of 8x.
+// Multishot operations make completions outnumber submissions (docs/PITFALLS.md): a CQ of 8x.
 constexpr unsigned kCqFactor = 8;
 
 }  // namespace

@@ -55,7 +55,7 @@ class Reactor {
   // submissions in order.
   void cancel_fd(int fd);
 
-  // Completion-queue overflows observed by the kernel (should stay 0; see PITFALLS).
+  // Completion-queue overflows observed by the kernel (should stay 0; see docs/PITFALLS.md).
   unsigned cq_overflow() const noexcept;
 
  private:

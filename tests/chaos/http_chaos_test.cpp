@@ -110,7 +110,7 @@ TEST(HttpChaos, SlowlorisAndConnectionFloodBesideNormalClients) {
             continue;
           }
           // The flood may fill the connection cap for a moment: the documented answer past
-          // it is 503 and close (DESIGN), an answer all the same.
+          // it is 503 and close (docs/DESIGN.md), an answer all the same.
           if (r.status == 503 && r.body.find("service_unavailable") != std::string::npos) {
             ++over_cap;
             continue;

@@ -45,7 +45,7 @@ TEST_F(Delivery, PostsTheSignedEventToEverySubscribedEnabledEndpoint) {
   EXPECT_LE(std::abs(sent_at - r.received_at_micros / 1'000'000), 300);
   EXPECT_TRUE(signed_with(r, to_all.secret)) << r.header("webhook-signature");
   EXPECT_FALSE(signed_with(r, to_bookings.secret));
-  // The bytes sent are the stored payload, whose shape is DESIGN's.
+  // The bytes sent are the stored payload, whose shape is docs/DESIGN.md's.
   EXPECT_EQ(r.body, value("select payload::text from events where id = '" + order_event + "'"));
   auto event = parser_.parse(r.body).value();
   EXPECT_EQ(std::string_view(event["id"]), event_name(order_event));

@@ -32,7 +32,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const std::string secret = input.ConsumeRandomLengthString(64);
   Uuid store;
   for (auto& b : store.bytes) b = input.ConsumeIntegral<std::uint8_t>();
-  CursorBinding binding(http::RouteId::orders_list, store, input.ConsumeBool());
+  CursorBinding binding(api::RouteId::orders_list, store, input.ConsumeBool());
   if (input.ConsumeBool()) binding.add(input.ConsumeBool() ? std::optional<timefmt::Micros>(input.ConsumeIntegral<timefmt::Micros>())
                                                            : std::nullopt);
   const std::string filter = input.ConsumeRandomLengthString(100);

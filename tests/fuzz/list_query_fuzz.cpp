@@ -12,7 +12,7 @@
 
 #include "api/list_params.hpp"
 #include "http/query.hpp"
-#include "http/router.hpp"
+#include "api/router.hpp"
 
 using namespace storeapi;
 using namespace storeapi::api;
@@ -27,10 +27,10 @@ constexpr FilterSpec kFilters[] = {
 };
 // Lists with and without updated_* bounds, the filter rules alone and together.
 constexpr ListSpec kSpecs[] = {
-    {http::RouteId::orders_list, true, kFilters},
-    {http::RouteId::bookings_list, false, std::span<const FilterSpec>(kFilters, 1)},
-    {http::RouteId::products_list, true, std::span<const FilterSpec>(kFilters + 1, 1)},
-    {http::RouteId::customers_list, true, std::span<const FilterSpec>(kFilters + 2, 1)},
+    {api::RouteId::orders_list, true, kFilters},
+    {api::RouteId::bookings_list, false, std::span<const FilterSpec>(kFilters, 1)},
+    {api::RouteId::products_list, true, std::span<const FilterSpec>(kFilters + 1, 1)},
+    {api::RouteId::customers_list, true, std::span<const FilterSpec>(kFilters + 2, 1)},
 };
 
 const Uuid kStore = *Uuid::parse("7c9e6679-7425-40de-944b-e07fc1f90ae7");
@@ -68,8 +68,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
 
   // The router on the path: whatever it matches is a route of the table.
   const http::Target parts = http::split_target(target);
-  const http::Match match = http::match(http::Method::get, parts.path);
-  if (match.kind == http::MatchKind::found) require(http::route(match.route).pattern.size() > 0, "a route", target);
+  const api::Match match = api::match(http::Method::get, parts.path);
+  if (match.kind == api::MatchKind::found) require(api::route(match.route).pattern.size() > 0, "a route", target);
 
   http::Query query;
   ListParams first, again;

@@ -13,7 +13,7 @@ const { values: options } = parseArgs({
 });
 const client = apiClient(options.base, options.key);
 
-// DESIGN's fulfillment transitions.
+// docs/DESIGN.md's fulfillment transitions.
 const NEXT = {
   pending: ['confirmed', 'processing', 'ready', 'shipped', 'fulfilled', 'canceled'],
   confirmed: ['processing', 'ready', 'shipped', 'fulfilled', 'canceled'],

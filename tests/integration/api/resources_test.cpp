@@ -132,7 +132,7 @@ TEST_F(Resources, ProductsConformWithLiveVariantsOnly) {
 }
 
 TEST_F(Resources, PriceRangeIsAfterDiscountsOverLiveVariants) {
-  // DESIGN: a percentage takes that share off (rounded to cents), a fixed discount that amount.
+  // docs/DESIGN.md: a percentage takes that share off (rounded to cents), a fixed discount that amount.
   const std::string after_discount =
       "case v.discount_type when 'percentage' then round(v.price * (100 - v.discount_value) / 100, 2)"
       " when 'fixed' then v.price - v.discount_value else v.price end";

@@ -1,6 +1,6 @@
 // Validation shared by the write endpoints, against the real server: query parameters
 // (none taken), content type, JSON, unknown / missing / invalid fields with their
-// `param`, and DESIGN's check order (scope, then validation, then existence, then state).
+// `param`, and docs/DESIGN.md's check order (scope, then validation, then existence, then state).
 // Refused requests change nothing.
 #include <gtest/gtest.h>
 

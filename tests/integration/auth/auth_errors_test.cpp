@@ -1,4 +1,4 @@
-// Each authentication and permission error of DESIGN §2 against the real server: status,
+// Each authentication and permission error of docs/DESIGN.md §2 against the real server: status,
 // type, code, the exact envelope, and which of them carry RateLimit headers.
 #include "integration/auth/auth_fixture.hpp"
 

@@ -2,7 +2,7 @@
 // Shared fixture of the authentication integration tests: each test gets a fresh migrated
 // database and its own storeapi process (2 threads, so a key cached on one core and
 // invalidated through the other is covered), plus helpers to call it, to run the real
-// storeapi-admin and to check DESIGN §2's error envelope.
+// storeapi-admin and to check docs/DESIGN.md §2's error envelope.
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -31,7 +31,7 @@ struct ErrorBody {
   std::string request_id;
 };
 
-// Parses an error response; fails the test when the envelope is not exactly DESIGN's
+// Parses an error response; fails the test when the envelope is not exactly docs/DESIGN.md's
 // (five fields, JSON content type, request_id equal to the Request-Id header).
 ErrorBody error_of(const HttpResponse& reply);
 

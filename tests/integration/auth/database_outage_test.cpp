@@ -1,5 +1,5 @@
-// The server and a database that goes away (DESIGN §1: "while the DB is unreachable
-// requests get 503 quickly, and the server recovers without restart"; PITFALLS: survive a
+// The server and a database that goes away (docs/DESIGN.md §1: "while the DB is unreachable
+// requests get 503 quickly, and the server recovers without restart"; docs/PITFALLS.md: survive a
 // database restart, no leaked connections). These tests stop and start PostgreSQL, so they
 // run on a cluster of their own (ThrowawayCluster), never the shared test cluster.
 #include <algorithm>
@@ -19,7 +19,7 @@ namespace {
 using namespace std::chrono_literals;
 using Clock = std::chrono::steady_clock;
 
-// The bound DESIGN's "503 quickly" is held to (the issue says "within 100 ms"). Measured
+// The bound docs/DESIGN.md's "503 quickly" is held to here: 100 ms. Measured
 // from the moment pg_ctl reports the database stopped to the 503 arriving; each request
 // that needs no database takes well under a millisecond, so this leaves room for a busy
 // machine without hiding a request that waits on a dead connection or a reconnect.

@@ -1,4 +1,4 @@
-// The per-store rate limit (DESIGN §2) against the real server with two cores: exact
+// The per-store rate limit (docs/DESIGN.md §2) against the real server with two cores: exact
 // across cores, connections and keys of one store; a 429 carries rate_limited, Retry-After
 // and the RateLimit headers and consumes nothing; unauthenticated requests are not
 // counted; two stores have two buckets; RateLimit-Reset counts the seconds until full.

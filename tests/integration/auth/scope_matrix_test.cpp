@@ -5,7 +5,7 @@
 // answer is derived from the spec's scope table here, independently of http::scope_allows.
 #include <map>
 
-#include "http/router.hpp"
+#include "api/router.hpp"
 #include "integration/auth/auth_fixture.hpp"
 
 namespace storeapi::testing {
@@ -20,14 +20,14 @@ using Grants = std::map<std::string, Level>;
 
 // The resource and level a route needs, from its path and method: GET reads, POST and
 // PATCH write; /v1/store needs nothing (nullopt).
-std::optional<std::pair<std::string, Level>> need_of(const http::Route& route) {
+std::optional<std::pair<std::string, Level>> need_of(const api::Route& route) {
   std::string_view p = route.pattern.substr(4);  // after "/v1/"
   std::string resource(p.substr(0, p.find('/')));
   if (resource == "store") return std::nullopt;
   return std::pair{resource, route.method == http::Method::get ? Level::read : Level::write};
 }
 
-bool allowed(const Grants& grants, const http::Route& route) {
+bool allowed(const Grants& grants, const api::Route& route) {
   auto need = need_of(route);
   if (!need) return true;
   auto it = grants.find(need->first);
@@ -60,7 +60,7 @@ class ScopeMatrix : public AuthTest {
 void ScopeMatrix::check_key(const std::string& key, const Grants& grants) {
   auto c = connect();
   int checked = 0;
-  for (const http::Route& route : http::routes()) {
+  for (const api::Route& route : api::routes()) {
     if (!route.needs_key) continue;
     std::string path = concrete_path(route.pattern);
     SCOPED_TRACE(std::string(method_name(route.method)) + " " + path);

@@ -1,4 +1,4 @@
-// PITFALLS: a socket closed while a receive is in flight must not let that receive touch a
+// docs/PITFALLS.md: a socket closed while a receive is in flight must not let that receive touch a
 // later connection that gets the same descriptor number. The server closes a socket only
 // after its last operation completed; these tests hammer the paths where sockets close
 // (peer FIN or reset mid-request, idle timeout) while new connections keep arriving, and

@@ -110,7 +110,7 @@ TEST(Limits, OversizedChunkedBodyGets413) {
   expect_refused_and_closed(server, client, 413);
 }
 
-// DESIGN: 413 and 431 are decided before authentication. Without a key, a write within
+// docs/DESIGN.md: 413 and 431 are decided before authentication. Without a key, a write within
 // the limits is 401; over them, 413 / 431.
 TEST(Limits, OversizedBodyOnAWriteGets413BeforeAuthentication) {
   ServerProcess server;
@@ -202,7 +202,7 @@ TEST(Limits, AThousandConcurrentConnectionsAreAllServed) {
   }
   // All still open and usable: none was dropped to make room.
   for (HttpClient& c : clients) ASSERT_EQ(c.request("GET", "/healthz").status, 200);
-  // No completion was lost to a full completion queue on the way (PITFALLS).
+  // No completion was lost to a full completion queue on the way (docs/PITFALLS.md).
   clients.clear();
   EXPECT_EQ(server.terminate(), 0);
   EXPECT_NE(server.stderr_text().find("stopped (completion-queue overflows: 0)"), std::string::npos)
@@ -211,7 +211,7 @@ TEST(Limits, AThousandConcurrentConnectionsAreAllServed) {
 
 // A client that pipelines without ever reading the answers must be throttled by TCP
 // flow control, not buffered: the server stops reading once its answers cannot be sent
-// (PITFALLS: a cap on what is queued per connection).
+// (docs/PITFALLS.md: a cap on what is queued per connection).
 TEST(Limits, PipeliningClientThatNeverReadsIsThrottled) {
   ServerProcess server({.env = {{"STOREAPI_ACCESS_LOG", "off"}}});
   HttpClient client(server.port());

@@ -6,7 +6,7 @@
 #include <set>
 #include <string>
 
-#include "http/router.hpp"
+#include "api/router.hpp"
 #include "support/http_client.hpp"
 #include "support/server_process.hpp"
 
@@ -57,7 +57,7 @@ TEST(OpenApiDocument, DocumentsEveryRouteAndNoOther) {
     }
   }
   std::set<std::string> served;
-  for (const http::Route& route : http::routes())
+  for (const api::Route& route : api::routes())
     served.insert(std::string(operation_key(route.method)) + " " + std::string(route.pattern));
   EXPECT_EQ(documented, served);
 }

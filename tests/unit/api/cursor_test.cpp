@@ -17,7 +17,7 @@ const CursorPosition kAt{*timefmt::parse_rfc3339("2026-10-31T22:36:51.994Z"),
 crypto::Sha256 orders_binding(const Uuid& store = kStore, bool ascending = false,
                               std::optional<std::string_view> status = std::nullopt,
                               std::optional<timefmt::Micros> created_after = std::nullopt) {
-  CursorBinding b(http::RouteId::orders_list, store, ascending);
+  CursorBinding b(api::RouteId::orders_list, store, ascending);
   b.add(created_after);
   b.add(status);
   return b.digest();
@@ -52,7 +52,7 @@ TEST(Cursor, IsBoundToEndpointStoreOrderAndFilters) {
   EXPECT_FALSE(decode_cursor("secret", orders_binding(kStore, true), cursor));
   EXPECT_FALSE(decode_cursor("secret", orders_binding(kStore, false, "draft"), cursor));
   EXPECT_FALSE(decode_cursor("secret", orders_binding(kStore, false, std::nullopt, 0), cursor));
-  CursorBinding bookings(http::RouteId::bookings_list, kStore, false);
+  CursorBinding bookings(api::RouteId::bookings_list, kStore, false);
   bookings.add(std::optional<timefmt::Micros>());
   bookings.add(std::optional<std::string_view>());
   EXPECT_FALSE(decode_cursor("secret", bookings.digest(), cursor));
@@ -62,10 +62,10 @@ TEST(Cursor, IsBoundToEndpointStoreOrderAndFilters) {
 TEST(Cursor, AbsentAndEmptyValuesBindDifferently) {
   EXPECT_NE(orders_binding(kStore, false, std::nullopt), orders_binding(kStore, false, ""));
   // A text cannot pose as the next value: lengths are part of the bytes.
-  CursorBinding one(http::RouteId::orders_list, kStore, false);
+  CursorBinding one(api::RouteId::orders_list, kStore, false);
   one.add(std::optional<std::string_view>("ab"));
   one.add(std::optional<std::string_view>("c"));
-  CursorBinding other(http::RouteId::orders_list, kStore, false);
+  CursorBinding other(api::RouteId::orders_list, kStore, false);
   other.add(std::optional<std::string_view>("a"));
   other.add(std::optional<std::string_view>("bc"));
   EXPECT_NE(one.digest(), other.digest());
@@ -89,7 +89,7 @@ TEST(Cursor, RefusesMalformedText) {
 }
 
 TEST(Cursor, BindingRefusesMoreThanItsCapacity) {
-  CursorBinding b(http::RouteId::orders_list, kStore, false);
+  CursorBinding b(api::RouteId::orders_list, kStore, false);
   const std::string big(600, 'x');
   b.add(std::optional<std::string_view>(big));
   b.add(std::optional<std::string_view>(big));

@@ -18,7 +18,7 @@ struct Expected {
   std::string_view type;
 };
 
-// DESIGN §2's error table, written out independently of the catalogue.
+// docs/DESIGN.md §2's error table, written out independently of the catalogue.
 const std::map<std::string_view, Expected> design_table{
     {"missing_api_key", {401, "authentication_error"}},
     {"invalid_api_key", {401, "authentication_error"}},

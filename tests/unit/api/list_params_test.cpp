@@ -17,8 +17,8 @@ constexpr FilterSpec kFilters[] = {
     {"sku", FilterRule::sku, {}, "", true},
     {"email", FilterRule::email, {}, "", false},
 };
-constexpr ListSpec kList{http::RouteId::orders_list, true, kFilters};
-constexpr ListSpec kBookingsLike{http::RouteId::bookings_list, false, std::span<const FilterSpec>(kFilters, 1)};
+constexpr ListSpec kList{api::RouteId::orders_list, true, kFilters};
+constexpr ListSpec kBookingsLike{api::RouteId::bookings_list, false, std::span<const FilterSpec>(kFilters, 1)};
 
 const Uuid kStore = *Uuid::parse("7c9e6679-7425-40de-944b-e07fc1f90ae7");
 constexpr std::string_view kSecret = "secret";
@@ -118,6 +118,20 @@ TEST_F(ListParamsTest, FiltersFollowTheirRules) {
   EXPECT_EQ(error("sku=" + euros), "ok");
   EXPECT_EQ(error("email=not-an-address"), "parameter_invalid email");
   EXPECT_EQ(error("email="), "parameter_invalid email");
+}
+
+// A list endpoint keeps its filters across its database round trip while other requests
+// of the core parse their own query strings: the decoded values live in the parser the
+// request owns (api/page.cpp), which no other request touches.
+TEST_F(ListParamsTest, FiltersLastWhileAnotherRequestParses) {
+  const Parsed mine = parse("status=draft&email=a%2Bb%40example.com");
+  ASSERT_FALSE(mine.error);
+  http::Query others;
+  ListParams theirs;
+  ASSERT_FALSE(parse_list_params(others, "status=pending&email=c%40example.org", kList, kStore, kSecret, theirs));
+  EXPECT_EQ(mine.params.filters[0], "draft");
+  EXPECT_EQ(mine.params.filters[2], "a+b@example.com");
+  EXPECT_EQ(theirs.filters[2], "c@example.org");
 }
 
 TEST_F(ListParamsTest, UpdatedBoundsOnlyWhereTheListTakesThem) {

@@ -47,6 +47,14 @@ TEST(MailMessage, HasTheHeadersAndABase64BodyInCanonicalForm) {
   EXPECT_EQ(decoded_body(message), "Hello Ann,\r\n\r\nline two\r\n");
 }
 
+TEST(MailMessage, NamesTheRequestsTraceWhenKnown) {
+  Mail mail = sample();
+  mail.trace_id = "4bf92f3577b34da6a3ce929d0e0e4736";
+  EXPECT_NE(header_block(format_mail(mail)).find("\r\nX-Trace-Id: 4bf92f3577b34da6a3ce929d0e0e4736\r\n"),
+            std::string::npos);
+  EXPECT_EQ(header_block(format_mail(sample())).find("X-Trace-Id"), std::string::npos);
+}
+
 TEST(MailMessage, EncodesNonAsciiHeadersInShortWordsAndWrapsTheBody) {
   Mail mail = sample();
   mail.from_name = "Wären & Söhne";

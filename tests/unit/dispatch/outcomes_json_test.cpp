@@ -7,9 +7,9 @@ namespace {
 
 TEST(OutcomesJson, DeliveriesWithEveryFieldAndNullsForAbsentOnes) {
   DeliveryOutcome ok{"s1", "d1", 2, 1'795'301'819'123'000, 200, 12, std::string("ok \"quoted\"\n"), std::nullopt,
-                     std::nullopt};
+                     std::nullopt, "4bf92f3577b34da6a3ce929d0e0e4736"};  // the trace id is for the log only
   DeliveryOutcome timeout{"s1", "d2", 1, 1'795'301'819'000'000, std::nullopt, 1000, std::nullopt,
-                          std::string("Operation timed out"), std::chrono::milliseconds(4500)};
+                          std::string("Operation timed out"), std::chrono::milliseconds(4500), ""};
   std::vector<DeliveryOutcome> outcomes{ok, timeout};
   EXPECT_EQ(outcomes_json(outcomes),
             R"([{"i":0,"store_id":"s1","delivery_id":"d1","attempt":2,"attempted_at":"2026-11-21T22:56:59.123Z",)"

@@ -1,5 +1,5 @@
 // RequestReader refuses malformed and ambiguous requests with 400 (bad_request): every
-// leniency here is a request-smuggling door (PITFALLS).
+// leniency here is a request-smuggling door (docs/PITFALLS.md).
 #include <gtest/gtest.h>
 
 #include <string>

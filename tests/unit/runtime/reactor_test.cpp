@@ -145,7 +145,7 @@ TEST(Reactor, CancelFdWithNothingInFlightCancelsNothing) {
   EXPECT_EQ(res, 0);
 }
 
-// The safe way to close a socket with a recv in flight (PITFALLS): cancel, wait for the
+// The safe way to close a socket with a recv in flight (docs/PITFALLS.md): cancel, wait for the
 // victim, then close. A socket that gets the same number afterwards sees only its own data.
 TEST(Reactor, ReusedFdNumberIsNotAffectedByTheCancelledRecv) {
   Reactor reactor(0, {});

@@ -1,12 +1,13 @@
 #pragma once
-// API key scopes as a bitmask. A `:write` scope includes the matching `:read` (spec,
-// "Scopes"), so a set stores scopes as granted and implication is applied when checking.
+// API key scopes as a bitmask: what a key grants; the api layer's route table names the
+// scope each route needs. A `:write` scope includes the matching `:read` (spec, "Scopes"),
+// so a set stores scopes as granted and implication is applied when checking.
 #include <array>
 #include <cstdint>
 #include <optional>
 #include <string_view>
 
-namespace storeapi::http {
+namespace storeapi::auth {
 
 // Bit 2k is resource k's read scope, bit 2k+1 its write scope; scope_allows relies on it.
 enum class Scope : std::uint8_t {
@@ -49,4 +50,4 @@ bool scope_allows(ScopeSet granted, std::optional<Scope> required);
 std::optional<Scope> parse_scope(std::string_view name);
 std::string_view scope_name(Scope scope);
 
-}  // namespace storeapi::http
+}  // namespace storeapi::auth

@@ -1,15 +1,20 @@
 #pragma once
 // The route table: every endpoint with its method, path pattern and the scope it needs,
-// and the matcher over it (docs/DECISIONS.md, "Routing").
+// and the matcher over it (docs/DECISIONS.md, "Routing"). The HTTP layer below knows a
+// route only by its label (http/route_label.hpp): this table is the API's.
+#include "auth/scopes.hpp"
 #include "http/method.hpp"
-#include "http/scopes.hpp"
+#include "http/route_label.hpp"
 
 #include <cstdint>
 #include <optional>
 #include <span>
 #include <string_view>
 
-namespace storeapi::http {
+namespace storeapi::api {
+
+using http::Method;
+using auth::Scope;
 
 enum class RouteId : std::uint8_t {
   healthz,
@@ -43,6 +48,10 @@ struct Route {
 // The whole table, indexed by RouteId.
 std::span<const Route> routes();
 const Route& route(RouteId id);
+// The labels the HTTP layer counts and logs requests by: one per route, indexed by
+// RouteId, so that http::ServerOptions::routes can create every series up front.
+std::span<const http::RouteLabel> route_labels();
+const http::RouteLabel& route_label(RouteId id);
 
 enum class MatchKind : std::uint8_t {
   found,               // 200 path, or 400 when malformed_param is set
@@ -72,4 +81,4 @@ struct Match {
 // a different path, and no route has one).
 Match match(Method method, std::string_view path);
 
-}  // namespace storeapi::http
+}  // namespace storeapi::api

@@ -1,11 +1,11 @@
-#include "http/router.hpp"
+#include "api/router.hpp"
 
 #include "common/uuid.hpp"
 
 #include <algorithm>
 #include <array>
 
-namespace storeapi::http {
+namespace storeapi::api {
 namespace {
 
 constexpr std::array table{
@@ -37,6 +37,12 @@ constexpr bool table_is_indexed_by_id() {
   return true;
 }
 static_assert(table_is_indexed_by_id());
+
+constexpr auto labels = [] {
+  std::array<http::RouteLabel, table.size()> out{};
+  for (std::size_t i = 0; i < table.size(); ++i) out[i] = {i, table[i].pattern};
+  return out;
+}();
 
 // The methods a path has, as bits: GET 1, POST 2, PATCH 4 (routes use no others).
 unsigned method_bit(Method method) {
@@ -119,6 +125,10 @@ std::span<const Route> routes() { return table; }
 
 const Route& route(RouteId id) { return table[static_cast<std::size_t>(id)]; }
 
+std::span<const http::RouteLabel> route_labels() { return labels; }
+
+const http::RouteLabel& route_label(RouteId id) { return labels[static_cast<std::size_t>(id)]; }
+
 Match match(Method method, std::string_view path) {
   Match result;
   const auto segments = split_path(path);
@@ -149,4 +159,4 @@ Match match(Method method, std::string_view path) {
   return result;
 }
 
-}  // namespace storeapi::http
+}  // namespace storeapi::api

@@ -1,6 +1,6 @@
-#include "http/scopes.hpp"
+#include "auth/scopes.hpp"
 
-namespace storeapi::http {
+namespace storeapi::auth {
 namespace {
 
 // Indexed by Scope.
@@ -28,4 +28,4 @@ std::optional<Scope> parse_scope(std::string_view name) {
 
 std::string_view scope_name(Scope scope) { return names[static_cast<std::size_t>(scope)]; }
 
-}  // namespace storeapi::http
+}  // namespace storeapi::auth

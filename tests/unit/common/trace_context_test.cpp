@@ -1,11 +1,11 @@
-#include "http/trace_context.hpp"
+#include "common/trace_context.hpp"
 
 #include <gtest/gtest.h>
 
 #include <set>
 #include <string>
 
-namespace storeapi::http {
+namespace storeapi::trace {
 namespace {
 
 constexpr std::string_view kValid = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
@@ -45,5 +45,18 @@ TEST(TraceContext, NewTraceIdsAreHexAndDistinct) {
   EXPECT_EQ(seen.size(), 1000u);
 }
 
+TEST(TraceContext, AChildTraceparentCarriesTheTraceWithAFreshSpan) {
+  constexpr std::string_view trace = "4bf92f3577b34da6a3ce929d0e0e4736";
+  std::set<std::string> spans;
+  for (int i = 0; i < 100; ++i) {
+    const std::string child = child_traceparent(trace);
+    ASSERT_EQ(trace_id_of(child), trace) << child;  // valid, and the same trace
+    EXPECT_EQ(child.substr(0, 3), "00-");
+    EXPECT_EQ(child.substr(52), "-01");
+    spans.insert(child.substr(36, kSpanIdLength));
+  }
+  EXPECT_EQ(spans.size(), 100u);
+}
+
 }  // namespace
-}  // namespace storeapi::http
+}  // namespace storeapi::trace

@@ -1,9 +1,9 @@
-#include "http/trace_context.hpp"
+#include "common/trace_context.hpp"
 
 #include <cstdint>
 #include <random>
 
-namespace storeapi::http {
+namespace storeapi::trace {
 namespace {
 
 bool lower_hex(std::string_view s) noexcept {
@@ -13,6 +13,18 @@ bool lower_hex(std::string_view s) noexcept {
 }
 
 bool all_zero(std::string_view s) noexcept { return s.find_first_not_of('0') == std::string_view::npos; }
+
+std::uint64_t random_bits() noexcept {
+  // Per-thread generator, seeded once from the OS: trace and span ids need uniqueness, not secrecy.
+  thread_local std::mt19937_64 random{(std::uint64_t{std::random_device{}()} << 32) ^ std::random_device{}()};
+  return random();
+}
+
+// `v` as 16 lowercase hex digits, most significant first.
+void write_hex(std::uint64_t v, char* out) noexcept {
+  static constexpr char kHex[] = "0123456789abcdef";
+  for (int i = 0; i < 16; ++i) out[15 - i] = kHex[(v >> (4 * i)) & 0xf];
+}
 
 }  // namespace
 
@@ -29,19 +41,30 @@ std::string_view trace_id_of(std::string_view tp) noexcept {
   return trace;
 }
 
+bool is_trace_id(std::string_view s) noexcept { return s.size() == kTraceIdLength && lower_hex(s) && !all_zero(s); }
+
 void new_trace_id(char (&out)[kTraceIdLength]) noexcept {
-  // Per-thread generator, seeded once from the OS: a trace id needs uniqueness, not secrecy.
-  thread_local std::mt19937_64 random{(std::uint64_t{std::random_device{}()} << 32) ^ std::random_device{}()};
-  static constexpr char kHex[] = "0123456789abcdef";
   std::uint64_t high, low;
   do {
-    high = random();
-    low = random();
+    high = random_bits();
+    low = random_bits();
   } while (high == 0 && low == 0);
-  for (int i = 0; i < 16; ++i) {
-    out[15 - i] = kHex[(high >> (4 * i)) & 0xf];
-    out[31 - i] = kHex[(low >> (4 * i)) & 0xf];
-  }
+  write_hex(high, out);
+  write_hex(low, out + 16);
 }
 
-}  // namespace storeapi::http
+std::string child_traceparent(std::string_view trace_id) {
+  std::uint64_t span;
+  do span = random_bits();
+  while (span == 0);
+  std::string out = "00-";
+  out.append(trace_id);
+  out.push_back('-');
+  char span_hex[kSpanIdLength];
+  write_hex(span, span_hex);
+  out.append(span_hex, kSpanIdLength);
+  out.append("-01");
+  return out;
+}
+
+}  // namespace storeapi::trace

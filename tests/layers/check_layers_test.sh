@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# tools/check-layers against trees made up here, with the real table of
+# docs/ARCHITECTURE.md: it passes a downward include, fails an upward one and a layer the
+# table does not know. (The meson test `layers` runs it on the real src/.)
+set -euo pipefail
+root=$1
+check=$root/tools/check-layers
+table=$root/docs/ARCHITECTURE.md
+tree=$(mktemp -d)
+trap 'rm -rf "$tree"' EXIT
+
+mkdir -p "$tree/src/http" "$tree/src/api" "$tree/src/runtime"
+echo '#include "runtime/reactor.hpp"' > "$tree/src/http/server.hpp"
+echo '#include "http/server.hpp"' > "$tree/src/api/application.hpp"
+"$check" "$tree/src" "$table" || { echo "FAIL: downward includes were refused"; exit 1; }
+
+echo '#include "api/router.hpp"' > "$tree/src/http/response.hpp"
+if "$check" "$tree/src" "$table" 2> "$tree/out"; then echo "FAIL: http including api passed"; exit 1; fi
+grep -q 'http includes api/' "$tree/out" || { echo "FAIL: unexpected report:"; cat "$tree/out"; exit 1; }
+rm "$tree/src/http/response.hpp"
+
+mkdir -p "$tree/src/newlayer"
+if "$check" "$tree/src" "$table" 2> "$tree/out"; then echo "FAIL: a layer missing from the table passed"; exit 1; fi
+grep -q 'src/newlayer/' "$tree/out" || { echo "FAIL: unexpected report:"; cat "$tree/out"; exit 1; }
+
+echo "ok"
