@@ -152,16 +152,27 @@ TEST_F(DatabaseOutage, NoConnectionLeaksAfterAHundredReconnects) {
   auto store = db_.create_store();
   auto key = create_key(store.id);
   const std::size_t fds_before = server().open_fds();
-  const std::string terminate =
-      "select count(pg_terminate_backend(pid)) from pg_stat_activity"
-      " where application_name = 'storeapi' and datname = current_database()";
+  // Terminates the server's connections and waits until their backends have exited;
+  // returns how many. A backend still exiting stays in pg_stat_activity, where
+  // wait_connected() would count it as one of the server's new connections (on a loaded
+  // machine it stays there long enough). pg_terminate_backend(pid, timeout) would wait
+  // too, but it looks every 100 ms: a hundred rounds of that is minutes.
+  auto terminate = [&] {
+    std::string pids = query_value(
+        "select coalesce(string_agg(pid::text, ',') filter (where pg_terminate_backend(pid)), '')"
+        " from pg_stat_activity where application_name = 'storeapi' and datname = current_database()");
+    EXPECT_TRUE(eventually([&] {
+      return query_value("select count(*) from pg_stat_activity where pid = any('{" + pids + "}'::int[])") == "0";
+    })) << "backends " << pids << " still there";
+    return pids.empty() ? 0 : std::count(pids.begin(), pids.end(), ',') + 1;
+  };
   for (int i = 0; i < 100; ++i) {
-    EXPECT_EQ(query_value(terminate), "5") << "round " << i;
+    EXPECT_EQ(terminate(), 5) << "round " << i;
     ASSERT_TRUE(wait_connected()) << "round " << i << ": " << server_connections() << " connections";
   }
   // Terminations landing while connections are still being set up.
   for (int i = 0; i < 20; ++i) {
-    query_value(terminate);
+    terminate();
     std::this_thread::sleep_for(5ms);
   }
   ASSERT_TRUE(wait_connected()) << server_connections() << " connections";
