@@ -46,8 +46,8 @@ class Connection {
   runtime::task<bool> answer(Request& req);
   runtime::task<bool> flush();
   runtime::task<void> refuse(Rejection why);
-  // Around each receive or send: arm() records the deadline, disarmed() tells whether the
-  // operation ended because the sweep found it past that deadline.
+  // Around each receive or send: arm() records the deadline, disarmed_by_deadline()
+  // tells whether the operation ended because the sweep found it past that deadline.
   void arm(runtime::Clock::time_point deadline) noexcept;
   bool disarmed_by_deadline(int result) noexcept;
 
