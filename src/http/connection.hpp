@@ -70,8 +70,8 @@ class Connection {
   runtime::task<void> refuse(Rejection why);
   std::string& out() { return reply().out; }
   ResponseBuffers& reply();
-  // Around each receive or send: arm() records the deadline, disarmed() tells whether the
-  // operation ended because the sweep found it past that deadline.
+  // Around each receive or send: arm() records the deadline, disarmed_by_deadline()
+  // tells whether the operation ended because the sweep found it past that deadline.
   void arm(runtime::Clock::time_point deadline) noexcept;
   bool disarmed_by_deadline(int result) noexcept;
 
