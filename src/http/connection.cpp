@@ -12,6 +12,7 @@
 #include <cstring>
 
 #include "http/client_address.hpp"
+#include "http/handler_failure.hpp"
 #include "http/server.hpp"
 #include "runtime/buffer_ring.hpp"
 
@@ -25,10 +26,11 @@ constexpr std::size_t kFlushThreshold = 64 * 1024;
 // rather than pooled.
 constexpr std::size_t kKeptResponseBytes = 64 * 1024;
 
-std::uint64_t micros_since(runtime::Clock::time_point t) {
-  return static_cast<std::uint64_t>(
-      std::chrono::duration_cast<std::chrono::microseconds>(runtime::Clock::now() - t).count());
+std::uint64_t micros_of(runtime::Clock::duration d) {
+  return static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::microseconds>(d).count());
 }
+
+std::uint64_t micros_since(runtime::Clock::time_point t) { return micros_of(runtime::Clock::now() - t); }
 
 // "address:port" of the socket's peer ("[v6]:port"), once per connection; empty if unknown.
 std::size_t format_peer(int fd, char (&out)[64]) {
@@ -237,6 +239,7 @@ runtime::task<bool> Connection::answer(Request& req) {
   try {
     co_await server_.handler().handle(req, res);
   } catch (...) {
+    report_handler_failure(req.request_id, std::current_exception());
     res.discard();  // the headers the handler kept (rate limit) stay on the 500
     server_.handler().reject(Rejection::internal_error, req.request_id, res);
   }
@@ -260,7 +263,7 @@ runtime::task<bool> Connection::answer(Request& req) {
   server_.access_log().record({req.request_id, req.trace_id, client, req.method_text,
                                res.notes.route ? res.notes.route->pattern : std::string_view{}, req.path,
                                res.status, res.notes.error_code, req.body.size(), bytes, micros,
-                               res.notes.store_id, res.notes.key_prefix});
+                               micros_of(res.tally.database()), res.notes.store_id, res.notes.key_prefix});
   co_return keep_alive;
 }
 
@@ -276,7 +279,7 @@ runtime::task<void> Connection::refuse(Rejection why) {
   char trace_id[trace::kTraceIdLength];
   trace::new_trace_id(trace_id);
   server_.access_log().record({id, {trace_id, sizeof trace_id}, {client_, client_len_}, "-", {}, "-", reply.res.status,
-                               reply.res.notes.error_code, 0, bytes, 0, {}, {}});
+                               reply.res.notes.error_code, 0, bytes, 0, 0, {}, {}});
   co_await flush();
 }
 
