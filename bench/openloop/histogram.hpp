@@ -1,13 +1,13 @@
 #pragma once
 // A latency histogram in the manner of HdrHistogram: log-linear buckets over the whole
-// range (common/log_buckets.hpp), so that p99.99 and the maximum are as exact as the
+// range (log_buckets.hpp), so that p99.99 and the maximum are as exact as the
 // median, at a fixed relative error (at most 1/128 of the value) and a fixed size (35 KB).
 // Debian packages no C/C++ HdrHistogram, hence this one.
 #include <array>
 #include <cstdint>
 #include <iosfwd>
 
-#include "common/log_buckets.hpp"
+#include "log_buckets.hpp"
 
 namespace storeapi::bench {
 

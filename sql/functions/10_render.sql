@@ -238,3 +238,99 @@ language sql stable parallel safe as $$
       || ',"created_at":' || api.j_ts(c.created_at)
       || ',"updated_at":' || api.j_ts(c.updated_at) || '}'
 $$;
+
+
+------------------------------------------------------------------------------------------
+-- Stored documents (sql/010_stored_documents.sql; docs/DECISIONS.md, "Reads: stored
+-- documents"). The read endpoints return `doc`; these triggers are its only writers: any
+-- insert or update of a resource row renders the row again, in the same statement, with
+-- the renderer above. A write that wants the new rendering reads it back (`returning
+-- doc`) instead of rendering a second time.
+--
+-- What a document shows from other tables is covered thus: a change to a variant moves
+-- its product's updated_at (api.variant_changed below), which renders the product with
+-- the variant's new values; an order's line items, a product's translations and new
+-- variants are written only by the seed, which renders its store again afterwards
+-- (api.render_documents); a store's currency never changes after it is created.
+-- api.stale_documents lists every document that differs from a fresh rendering: the tests
+-- check it after every kind of write.
+
+create or replace function api.render_order_doc() returns trigger
+language plpgsql as $$
+begin
+  new.doc := api.order_json(new);
+  return new;
+end $$;
+
+create or replace function api.render_product_doc() returns trigger
+language plpgsql as $$
+begin
+  new.doc := api.product_json(new);
+  return new;
+end $$;
+
+create or replace function api.render_customer_doc() returns trigger
+language plpgsql as $$
+begin
+  new.doc := api.customer_json(new);
+  return new;
+end $$;
+
+create or replace function api.render_booking_doc() returns trigger
+language plpgsql as $$
+begin
+  new.doc := api.booking_json(new);
+  return new;
+end $$;
+
+-- A variant's change is its product's change: the product's document shows the variant
+-- (and the price range), so the product's updated_at moves with it — also for a sync
+-- client, which finds changed records by updated_at.
+create or replace function api.variant_changed() returns trigger
+language plpgsql as $$
+begin
+  update products set updated_at = api.now_ms() where store_id = old.store_id and id = old.product_id;
+  return null;
+end $$;
+
+create or replace trigger render_doc before insert or update on orders
+  for each row execute function api.render_order_doc();
+create or replace trigger render_doc before insert or update on products
+  for each row execute function api.render_product_doc();
+create or replace trigger render_doc before insert or update on customers
+  for each row execute function api.render_customer_doc();
+create or replace trigger render_doc before insert or update on bookings
+  for each row execute function api.render_booking_doc();
+-- (not on insert: only the seed inserts variants, see above)
+create or replace trigger product_changed after update or delete on variants
+  for each row execute function api.variant_changed();
+
+-- Every stored document that is not what the renderer makes of its row now (none, unless
+-- a write forgot a dependency).
+create or replace view api.stale_documents as
+  select 'orders' as resource, store_id, id from orders t where doc is distinct from api.order_json(t)
+  union all
+  select 'products', store_id, id from products t where doc is distinct from api.product_json(t)
+  union all
+  select 'customers', store_id, id from customers t where doc is distinct from api.customer_json(t)
+  union all
+  select 'bookings', store_id, id from bookings t where doc is distinct from api.booking_json(t);
+
+-- Renders every document again (null `p_store`: of every store) that is stale: after the
+-- seed, which writes line items, translations and variants after their rows, and below,
+-- whenever this file (the rendering) changes. The update itself sets nothing: the
+-- trigger renders.
+create or replace function api.render_documents(p_store uuid) returns void
+language plpgsql volatile as $$
+begin
+  update orders t set doc = null
+   where (p_store is null or t.store_id = p_store) and t.doc is distinct from api.order_json(t);
+  update products t set doc = null
+   where (p_store is null or t.store_id = p_store) and t.doc is distinct from api.product_json(t);
+  update customers t set doc = null
+   where (p_store is null or t.store_id = p_store) and t.doc is distinct from api.customer_json(t);
+  update bookings t set doc = null
+   where (p_store is null or t.store_id = p_store) and t.doc is distinct from api.booking_json(t);
+end $$;
+
+select api.render_documents(null);

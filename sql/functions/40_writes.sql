@@ -68,14 +68,15 @@ begin
   end if;
 end $$;
 
--- The product of a variant write as the API renders it now. plpgsql, not SQL: a SQL
--- function with a FROM is not inlined, and called from plpgsql it was parsed, planned and
--- set up again on every call — a profile of the stock write (bench/RESULTS.md, issue 11)
--- found a third of the backend's CPU under fmgr_sql; plpgsql keeps its plan per session.
-create or replace function api.current_product_json(p_store uuid, p_product uuid) returns text
+-- The product's stored document, as the API renders it (a variant's change renders it
+-- again at once, api.variant_changed in sql/functions/10_render.sql). plpgsql, not SQL: a
+-- SQL function with a FROM is not inlined, and called from plpgsql it was parsed, planned
+-- and set up again on every call — a profile of the stock write (bench/RESULTS.md, issue
+-- 11) found a third of the backend's CPU under fmgr_sql; plpgsql keeps its plan per session.
+create or replace function api.stored_product_json(p_store uuid, p_product uuid) returns text
 language plpgsql stable as $$
 begin
-  return (select api.product_json(p) from products p where p.store_id = p_store and p.id = p_product);
+  return (select p.doc from products p where p.store_id = p_store and p.id = p_product);
 end $$;
 
 ------------------------------------------------------------------------------------------
@@ -100,7 +101,7 @@ begin
     return api.rejection('invalid_state_transition');
   end if;
 
-  v_old := api.order_json(o);
+  v_old := o.doc;
   update orders
      set fulfillment_status = p_status,
          tracking_number = coalesce(p_tracking_number, tracking_number),
@@ -108,7 +109,7 @@ begin
          updated_at = api.now_ms()
    where store_id = p_store and id = p_order
   returning * into n;
-  v_new := api.order_json(n);
+  v_new := n.doc;
 
   perform api.emit_event(p_store, 'order.fulfillment_updated', v_new::jsonb, api.previous_attributes(v_old, v_new));
   perform api.notify_customer(p_store, 'order_fulfillment_updated', n.customer_email,
@@ -145,11 +146,11 @@ begin
     return api.rejection('invalid_state_transition');
   end if;
 
-  v_old := api.booking_json(b);
+  v_old := b.doc;
   update bookings set status = v_status, updated_at = api.now_ms()
    where store_id = p_store and id = p_booking
   returning * into n;
-  v_new := api.booking_json(n);
+  v_new := n.doc;
 
   perform api.emit_event(p_store, 'booking.' || v_status, v_new::jsonb, api.previous_attributes(v_old, v_new));
   perform api.notify_customer(p_store, 'booking_' || v_status, n.customer_email,
@@ -185,15 +186,14 @@ begin
   return v;
 end $$;
 
--- After a variant changed: the product's updated_at moves too, and product.updated fires
--- with the whole product. Returns the product's new rendering.
+-- After a variant changed (which moved the product's updated_at and rendered its
+-- document, api.variant_changed): product.updated fires with the whole product. Returns
+-- the product's new rendering.
 create or replace function api.product_changed(p_store uuid, p_product uuid, p_old_json text) returns text
 language plpgsql volatile as $$
 declare
-  v_new text;
+  v_new text := api.stored_product_json(p_store, p_product);
 begin
-  update products set updated_at = api.now_ms() where store_id = p_store and id = p_product;
-  v_new := api.current_product_json(p_store, p_product);
   perform api.emit_event(p_store, 'product.updated', v_new::jsonb, api.previous_attributes(p_old_json, v_new));
   return v_new;
 end $$;
@@ -232,7 +232,7 @@ begin
     return api.rejection('discount_exceeds_price', 'discount_value');
   end if;
 
-  v_old := api.current_product_json(p_store, p_product);
+  v_old := api.stored_product_json(p_store, p_product);
   if (v_price, v_type, v_value) is not distinct from (v.price, v.discount_type, v.discount_value) then
     return (200, v_old)::api.write_result;
   end if;
@@ -280,7 +280,7 @@ begin
   values (p_store, p_variant, p_product, p_mode, p_quantity, v_after - coalesce(v.stock, 0), v.stock, v_after,
           p_note, 'api', p_api_key);
   if v.stock is distinct from v_after then
-    v_old := api.current_product_json(p_store, p_product);
+    v_old := api.stored_product_json(p_store, p_product);
     update variants set stock = v_after, updated_at = api.now_ms()
      where store_id = p_store and id = p_variant
     returning * into v;

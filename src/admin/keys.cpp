@@ -5,15 +5,16 @@
 #include "admin/expiry.hpp"
 #include "admin/staff.hpp"
 #include "admin/stores.hpp"
+#include "auth/api_key.hpp"
 #include "common/crypto.hpp"
 #include "common/uuid.hpp"
 
 namespace storeapi::admin {
 namespace {
 
-constexpr std::string_view kKeyPrefix = "sk_live_";  // api.config('key_prefix')
-constexpr std::size_t kKeySecretLength = 32;
-constexpr std::size_t kShownPrefixLength = 12;
+using auth::kDisplayPrefixLength;
+using auth::kKeySecretLength;
+using auth::kLiveKeyPrefix;
 
 constexpr const char* kKeyColumns =
     "k.id, k.store_id, k.name, k.prefix, k.access, k.scopes, k.expires_at, k.revoked_at,"
@@ -96,14 +97,14 @@ CreatedKey create_key(pqxx::work& work, const NewKey& request) {
     throw CommandError("key limit reached: the " + plan_name + " plan allows " +
                        std::to_string(max_keys) + " active keys");
 
-  std::string key = std::string(kKeyPrefix) + crypto::random_alnum(kKeySecretLength);
+  std::string key = std::string(kLiveKeyPrefix) + crypto::random_alnum(kKeySecretLength);
   auto row = work.exec_params1(
       "insert into api_keys (store_id, name, key_hash, prefix, access, scopes, expires_at, created_by)"
       " values ($1, $2, $3, $4, $5, $6::api_scope[],"
       "   case when $7::interval is not null then api.now_ms() + $7::interval else $8::timestamptz end,"
       "   $9)"
       " returning id",
-      request.store_id, request.name, crypto::sha256_hex(key), key.substr(0, kShownPrefixLength),
+      request.store_id, request.name, crypto::sha256_hex(key), key.substr(0, kDisplayPrefixLength),
       request.access, text_array_literal(scopes_of(wanted)), expiry.interval, expiry.at, creator.id);
   CreatedKey created{row[0].c_str(), key};
   announce_key_change(work, created.id, "api_key_created");

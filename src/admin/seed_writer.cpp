@@ -122,6 +122,9 @@ void write(pqxx::work& work, const StoreInfo& store, const SeedData& d, Progress
                                 b.meeting_method, b.meeting_link, o.id, p.id, p.name, c.id, c.name, c.email,
                                 c.phone, ts(b.created_at), ts(b.updated_at));
        });
+  // Each row's document was rendered as it was copied: the products' before their
+  // translations and variants, the orders' before their line items (sql/functions/10_render.sql).
+  work.exec_params("select api.render_documents($1)", sid);
 }
 
 }  // namespace storeapi::admin::seed

@@ -96,7 +96,7 @@ Application::Application(const Settings& settings, auth::RateLimiter& limiter, d
       authenticator_(pool_, keys_, limiter, shared_limit_.get()),
       dispatcher_wake_(pool_),
       cursor_secret_(settings.cursor_secret),
-      services_{pool_, read_router_, body_parser_, query_, dispatcher_wake_, cursor_secret_} {}
+      services_{pool_, read_router_, body_parser_, dispatcher_wake_, cursor_secret_} {}
 
 void Application::start() {
   pool_.start();
@@ -163,6 +163,7 @@ void Application::handle_keyless(const http::Request& req, http::Response& res, 
 runtime::task<void> Application::handle_v1(const http::Request& req, http::Response& res, const Match& match) {
   const auto auth_started = stage_timing::now_if_enabled();
   auth::AuthResult auth = co_await authenticator_.authenticate(authorization(req));
+  res.tally.key_lookup = auth.lookup_time;
   if (stage_timing::enabled()) {
     res.tally.auth = stage_timing::Clock::now() - auth_started;
     stage_timing::record(stage_timing::Stage::auth, res.tally.auth);

@@ -69,7 +69,6 @@ class Application final : public http::Handler {
   auth::Authenticator authenticator_;
   json::BodyParser body_parser_;
   DispatcherWake dispatcher_wake_;
-  http::Query query_;
   std::string cursor_secret_;  // STOREAPI_SECRET, else the fleet's (loaded at start)
   bool draining_ = false;
   Services services_;

@@ -17,7 +17,7 @@ constexpr ListSpec kList{RouteId::bookings_list, false, kFilters};
 }  // namespace
 
 const ReadStatements& booking_reads() {
-  static const ReadStatements reads("bookings", {"bookings", "api.booking_json(r)", ""}, kList);
+  static const ReadStatements reads("bookings", kList);
   return reads;
 }
 

@@ -2,6 +2,8 @@
 
 #include <cstdio>
 
+#include "http/query.hpp"
+
 namespace storeapi::api {
 
 runtime::task<db::Outcome> run_unit(Context& ctx, db::Unit& unit) {
@@ -13,7 +15,7 @@ runtime::task<db::Outcome> run_unit(Context& ctx, db::Unit& unit) {
 }
 
 bool refuse_query_params(Context& ctx) {
-  http::Query& query = ctx.services.query;
+  http::Query query;  // its views are used before this returns
   if (const auto error = query.parse(ctx.req.query)) {
     fail(ctx, ErrorCode::parameter_invalid, error->param, error->message);
     return true;

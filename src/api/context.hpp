@@ -10,20 +10,20 @@
 #include "api/router.hpp"
 #include "auth/authenticator.hpp"
 #include "db/pool.hpp"
-#include "http/query.hpp"
 #include "http/request.hpp"
 #include "http/response.hpp"
 #include "json/body.hpp"
 
 namespace storeapi::api {
 
-// Per core, owned by the Application; reused from request to request. The parsers hand
-// out views into their own buffers: use what they parsed before the request suspends.
+// Per core, owned by the Application; reused from request to request. The body parser
+// hands out views into its own buffers: use what it parsed before the request suspends.
+// (A query string is parsed by an http::Query of the request's own, in the frame of the
+// endpoint that uses it, so its views last as long as that endpoint runs.)
 struct Services {
   db::Pool& pool;
   ReadRouter& read_router;  // where a request's units run: a standby or the primary
   json::BodyParser& body_parser;
-  http::Query& query;
   DispatcherWake& dispatcher_wake;
   // Signs and checks list cursors; empty until read from the database (lists answer 503).
   const std::string& cursor_secret;

@@ -16,7 +16,7 @@ constexpr ListSpec kList{RouteId::customers_list, true, kFilters};
 }  // namespace
 
 const ReadStatements& customer_reads() {
-  static const ReadStatements reads("customers", {"customers", "api.customer_json(r)", ""}, kList);
+  static const ReadStatements reads("customers", kList);
   return reads;
 }
 

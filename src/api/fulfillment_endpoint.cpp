@@ -2,15 +2,12 @@
 // transitions (checked in api.fulfill_order), optionally with tracking details.
 #include "api/endpoints.hpp"
 #include "api/validators.hpp"
+#include "api/value_sets.hpp"
 #include "api/write.hpp"
 #include "api/write_statements.hpp"
 
 namespace storeapi::api {
 namespace {
-
-constexpr std::string_view kFulfillmentStatuses[] = {
-    "pending", "confirmed", "processing", "ready", "shipped", "delivered", "canceled", "returned", "fulfilled",
-};
 
 constexpr json::Field kFields[] = {
     {"fulfillment_status", json::FieldType::string, true},
@@ -20,9 +17,7 @@ constexpr json::Field kFields[] = {
 
 std::optional<Rejection> check(FieldValues v) {
   if (!is_one_of(v[0].text, kFulfillmentStatuses)) {
-    return Rejection{ErrorCode::parameter_invalid, kFields[0].name,
-                     "Expected one of pending, confirmed, processing, ready, shipped, delivered, canceled, "
-                     "returned, fulfilled."};
+    return Rejection{ErrorCode::parameter_invalid, kFields[0].name, OneOfMessage<kFulfillmentStatuses>::text};
   }
   for (std::size_t i : {1, 2}) {
     if (v[i].present && !length_between(v[i].text, 1, 100)) {

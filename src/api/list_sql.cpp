@@ -71,16 +71,12 @@ std::string order_by(bool ascending) {
   return ascending ? " order by r.created_at, r.id" : " order by r.created_at desc, r.id desc";
 }
 
-std::string rendered(const PageSource& source) {
-  return "select " + std::string(source.render) + ", r.created_at, r.id";
-}
+std::string documents() { return "select r.doc, r.created_at, r.id"; }
 
 // Walk and selective: one ordered, limited read. For the walk the planner follows the
-// (store_id, created_at, id) index, and the LATERAL rendering runs only for the rows the
-// limit lets through.
-std::string direct_sql(const PageSource& source, const Conditions& c, PagePath path, bool ascending) {
-  std::string sql = rendered(source) + " from " + std::string(source.table) + " r " + std::string(source.joins) +
-                    " where r.store_id = $1 and " + c.keyset + c.filters;
+// (store_id, created_at, id) index.
+std::string direct_sql(std::string_view table, const Conditions& c, PagePath path, bool ascending) {
+  std::string sql = documents() + " from " + std::string(table) + " r where r.store_id = $1 and " + c.keyset + c.filters;
   if (!c.updated.empty()) sql += " and " + c.updated;
   if (path == PagePath::selective) sql += " and " + c.selective;
   return sql + order_by(ascending) + " limit $6";
@@ -93,10 +89,10 @@ std::string direct_sql(const PageSource& source, const Conditions& c, PagePath p
 // `(…) is true`, which no index can serve, because a generic plan would otherwise read
 // the whole window from the updated_at index and sort it (2.7 s for a 1,000,000-record
 // window); and since created_at <= updated_at, the window's upper end also bounds the
-// walk. Both branches give the page's ids; the rendering joins them back once, so it
-// never runs for records left out.
-std::string sync_sql(const PageSource& source, const Conditions& c, bool ascending) {
-  const std::string table(source.table);
+// walk. Both branches give the page's ids; the documents are joined back once, so the
+// candidates left out are never fetched whole.
+std::string sync_sql(std::string_view table_name, const Conditions& c, bool ascending) {
+  const std::string table(table_name);
   const std::string cap = std::to_string(kSyncCandidates);
   const std::string count = "(select count(*) from changed)";
   return "with changed as materialized (select r.id from " + table + " r where r.store_id = $1 and " + c.updated +
@@ -104,32 +100,29 @@ std::string sync_sql(const PageSource& source, const Conditions& c, bool ascendi
          " r on r.store_id = $1 and r.id = c.id where " + count + " <= " + cap + " and " + c.keyset + c.filters +
          order_by(ascending) + " limit $6) union all (select r.id from " + table + " r where " + count + " > " + cap +
          " and r.store_id = $1 and " + c.keyset + " and r.created_at < " + c.updated_before + "::timestamptz" +
-         c.filters + " and (" + c.updated + ") is true" + order_by(ascending) + " limit $6)) " + rendered(source) +
-         " from page p join " + table + " r on r.store_id = $1 and r.id = p.id " + std::string(source.joins) +
-         order_by(ascending);
+         c.filters + " and (" + c.updated + ") is true" + order_by(ascending) + " limit $6)) " + documents() +
+         " from page p join " + table + " r on r.store_id = $1 and r.id = p.id" + order_by(ascending);
 }
 
 }  // namespace
 
-ReadStatements::ReadStatements(std::string_view prefix, const PageSource& source, const ListSpec& spec) {
+ReadStatements::ReadStatements(std::string_view table, const ListSpec& spec) {
   slots_.fill(-1);
-  add(std::string(prefix) + "_get",
-      "select " + std::string(source.render) + " from " + std::string(source.table) + " r " +
-          std::string(source.joins) + " where r.store_id = $1 and r.id = $2",
+  add(std::string(table) + "_get", "select r.doc from " + std::string(table) + " r where r.store_id = $1 and r.id = $2",
       2);
   bool has_selective = false;
   for (const FilterSpec& filter : spec.filters) has_selective = has_selective || filter.selective;
   for (bool ascending : {false, true}) {
     const Conditions walk = conditions(spec, PagePath::walk);
-    add_page(PagePath::walk, ascending, prefix, direct_sql(source, walk, PagePath::walk, ascending), walk.params);
+    add_page(PagePath::walk, ascending, table, direct_sql(table, walk, PagePath::walk, ascending), walk.params);
     if (spec.updated_bounds) {
       const Conditions sync = conditions(spec, PagePath::sync);
-      add_page(PagePath::sync, ascending, prefix, sync_sql(source, sync, ascending), sync.params);
+      add_page(PagePath::sync, ascending, table, sync_sql(table, sync, ascending), sync.params);
     }
     if (has_selective) {
       const Conditions selective = conditions(spec, PagePath::selective);
-      add_page(PagePath::selective, ascending, prefix,
-               direct_sql(source, selective, PagePath::selective, ascending), selective.params);
+      add_page(PagePath::selective, ascending, table,
+               direct_sql(table, selective, PagePath::selective, ascending), selective.params);
     }
   }
 }
@@ -142,8 +135,8 @@ std::size_t ReadStatements::add(std::string name, std::string sql, int params) {
   return i;
 }
 
-void ReadStatements::add_page(PagePath path, bool ascending, std::string_view prefix, std::string sql, int params) {
-  const std::size_t i = add(std::string(prefix) + "_" + std::string(path_name(path)) + (ascending ? "_asc" : "_desc"),
+void ReadStatements::add_page(PagePath path, bool ascending, std::string_view table, std::string sql, int params) {
+  const std::size_t i = add(std::string(table) + "_" + std::string(path_name(path)) + (ascending ? "_asc" : "_desc"),
                             std::move(sql), params);
   slots_[static_cast<std::size_t>(path) * 2 + (ascending ? 1 : 0)] = static_cast<int>(i);
 }

@@ -1,13 +1,13 @@
 #pragma once
 // The prepared statements that read a resource (docs/DECISIONS.md, "List queries"),
-// generated once from the resource's SQL pieces and its ListSpec, so every list has the
-// same shape and a record by id is rendered exactly as its list renders it.
+// generated once from the resource's table and its ListSpec, so every list has the same
+// shape. Every record is returned as its stored document, the column `doc` that the
+// resource's render trigger keeps (docs/DECISIONS.md, "Reads: stored documents"): a read
+// renders nothing, so a record by id is exactly what its list shows.
 //
-// By id: ($1 store id, $2 id) → the rendered JSON, at most one row. The rendering's
-// LATERAL joins are inlined into the statement (the single-row conveniences such as
-// api.order_json(o) are not: a FROM in their body makes them planned per call, ~1 ms).
+// By id: ($1 store id, $2 id) → the document, at most one row.
 //
-// Pages: each statement returns, per record of the page, the rendered JSON,
+// Pages: each statement returns, per record of the page, the document,
 // created_at and id (the position a cursor needs), at most `limit + 1` records (one more
 // than the page, to know whether another page exists), in the page's order.
 //
@@ -36,14 +36,6 @@
 
 namespace storeapi::api {
 
-// What differs between resources: the table, how a row `r` is rendered and the LATERAL
-// joins the rendering uses (api.* functions of sql/functions/10_render.sql).
-struct PageSource {
-  std::string_view table;   // e.g. "orders"
-  std::string_view render;  // e.g. "api.order_json(r, li.line_items)"
-  std::string_view joins;   // e.g. "cross join lateral api.line_items_json(r.store_id, r.id) li"
-};
-
 enum class PagePath : std::uint8_t { walk, sync, selective };
 
 // More changed records than this and the sync path walks the created_at index instead.
@@ -52,8 +44,8 @@ inline constexpr int kSyncCandidates = 5000;
 
 class ReadStatements {
  public:
-  // `prefix` names the statements, e.g. "orders" → orders_get, orders_walk_desc, ...
-  ReadStatements(std::string_view prefix, const PageSource& source, const ListSpec& spec);
+  // `table` (e.g. "orders") is read and names the statements: orders_get, orders_walk_desc, ...
+  ReadStatements(std::string_view table, const ListSpec& spec);
   ReadStatements(const ReadStatements&) = delete;
   ReadStatements& operator=(const ReadStatements&) = delete;
 
@@ -66,7 +58,7 @@ class ReadStatements {
   static constexpr std::size_t kMax = 7;  // by id, then three paths in two orders
   // Returns the statement's index.
   std::size_t add(std::string name, std::string sql, int params);
-  void add_page(PagePath path, bool ascending, std::string_view prefix, std::string sql, int params);
+  void add_page(PagePath path, bool ascending, std::string_view table, std::string sql, int params);
 
   std::array<std::string, kMax> names_;
   std::array<std::string, kMax> sqls_;

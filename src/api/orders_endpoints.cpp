@@ -19,10 +19,7 @@ constexpr ListSpec kList{RouteId::orders_list, true, kFilters};
 }  // namespace
 
 const ReadStatements& order_reads() {
-  static const ReadStatements reads(
-      "orders",
-      {"orders", "api.order_json(r, li.line_items)", "cross join lateral api.line_items_json(r.store_id, r.id) li"},
-      kList);
+  static const ReadStatements reads("orders", kList);
   return reads;
 }
 

@@ -123,8 +123,11 @@ runtime::task<void> serve_list(Context& ctx, const ListSpec& spec, const ReadSta
     fail_unavailable(ctx);
     co_return;
   }
+  // The request's own parser: the filters are views into it (or into the request), so they
+  // last across the co_await below whatever other requests of this core parse meanwhile.
+  http::Query query;
   ListParams params;
-  if (const auto error = parse_list_params(ctx.services.query, ctx.req.query, spec, ctx.caller.store_id,
+  if (const auto error = parse_list_params(query, ctx.req.query, spec, ctx.caller.store_id,
                                            secret, params)) {
     fail(ctx, error->code, error->param, error->message);
     co_return;

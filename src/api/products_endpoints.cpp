@@ -23,16 +23,7 @@ constexpr ListSpec kList{RouteId::products_list, true, kFilters};
 }  // namespace
 
 const ReadStatements& product_reads() {
-  // The currency is a scalar subquery (one InitPlan), not a join: a join could put the
-  // store first and cost the walk its index order.
-  static const ReadStatements reads(
-      "products",
-      {"products",
-       "api.product_json(r, (select s.currency from stores s where s.id = $1), v.variants, v.min_price, v.max_price, "
-       "t.translations)",
-       "cross join lateral api.product_variants(r.store_id, r.id) v "
-       "cross join lateral api.translations_json(r.store_id, r.id) t"},
-      kList);
+  static const ReadStatements reads("products", kList);
   return reads;
 }
 

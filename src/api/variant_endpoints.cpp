@@ -5,6 +5,7 @@
 // api.change_stock.
 #include "api/endpoints.hpp"
 #include "api/validators.hpp"
+#include "api/value_sets.hpp"
 #include "api/write.hpp"
 #include "api/write_statements.hpp"
 
@@ -18,8 +19,6 @@ constexpr json::Field kVariantFields[] = {
     {"discount_type", json::FieldType::string_or_null},
     {"discount_value", json::FieldType::string},
 };
-
-constexpr std::string_view kDiscountTypes[] = {"percentage", "fixed"};
 
 std::optional<Rejection> check_variant(FieldValues v) {
   const json::FieldValue& price = v[0];

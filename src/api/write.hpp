@@ -26,18 +26,29 @@ struct Rejection {
 
 using FieldValues = std::span<const json::FieldValue>;
 
+// The most body fields a write endpoint takes: run_write keeps their values on its frame.
+inline constexpr std::size_t kMaxWriteFields = 4;
+
 struct WriteEndpoint {
+  using Check = std::optional<Rejection> (*)(FieldValues values);
+  using Add = void (*)(db::Unit& unit, const Context& ctx, FieldValues values, db::Param key, db::Param fingerprint);
+
+  // consteval: endpoints are made of constants, so one with more fields than
+  // kMaxWriteFields does not compile (the throw is not a constant expression).
+  consteval WriteEndpoint(std::span<const json::Field> fields_, Check check_, Add add_)
+      : fields(fields_), check(check_), add(add_) {
+    if (fields.size() > kMaxWriteFields) throw "a write endpoint takes at most kMaxWriteFields fields";
+  }
+
   std::span<const json::Field> fields;  // at most kMaxWriteFields
   // The endpoint's value rules, run once the body parser accepted the body; nullptr when
   // it has none.
-  std::optional<Rejection> (*check)(FieldValues values);
+  Check check;
   // Adds the endpoint's statement (api/write_statements.hpp) to `unit`, with `key` and the
   // request's `fingerprint` (SQL null without an Idempotency-Key) and its trace id
   // (ctx.req.trace_id) as its last three parameters.
-  void (*add)(db::Unit& unit, const Context& ctx, FieldValues values, db::Param key, db::Param fingerprint);
+  Add add;
 };
-
-inline constexpr std::size_t kMaxWriteFields = 4;
 
 // Validates the request, runs the write (taking, replaying or refusing its
 // Idempotency-Key) and fills the response. `endpoint` is taken by value: the task may

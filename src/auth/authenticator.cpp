@@ -71,12 +71,15 @@ Authenticator::Authenticator(db::Pool& pool, KeyCache& cache, RateLimiter& limit
       cache_misses_(cache_lookups("miss")),
       cache_known_unknown_(cache_lookups("known_unknown")) {}
 
-runtime::task<const KeyRecord*> Authenticator::load(const crypto::Sha256& hash, bool& unavailable) {
+runtime::task<const KeyRecord*> Authenticator::load(const crypto::Sha256& hash, bool& unavailable,
+                                                    std::chrono::steady_clock::duration& lookup_time) {
   std::string hex = crypto::hex(hash);
   const std::uint64_t generation = cache_.generation();
   db::Unit unit;
   unit.add(kKeyByHash, {std::string_view(hex)});
-  if (co_await pool_.run(unit) != db::Outcome::done || !unit.result(0).ok()) {
+  const db::Outcome outcome = co_await pool_.run(unit);
+  lookup_time = unit.database_time;
+  if (outcome != db::Outcome::done || !unit.result(0).ok()) {
     unavailable = true;
     co_return nullptr;
   }
@@ -140,7 +143,7 @@ runtime::task<AuthResult> Authenticator::authenticate(std::optional<std::string_
     }
     cache_misses_.inc();
     bool unavailable = false;
-    key = co_await load(hash, unavailable);
+    key = co_await load(hash, unavailable, result.lookup_time);
     if (!key) {
       result.status = unavailable ? AuthStatus::unavailable : AuthStatus::invalid_api_key;
       co_return result;

@@ -56,6 +56,8 @@ struct Caller {
 struct AuthResult {
   AuthStatus status;
   Caller caller;  // meaningful when status is ok or rate_limited (rate is set)
+  // The key's database lookup (db::Unit::database_time); zero when the cache answered.
+  std::chrono::steady_clock::duration lookup_time{};
 };
 
 // The statement the authenticator needs prepared on every pooled connection.
@@ -80,8 +82,9 @@ class Authenticator {
  private:
   // Fills the cache from the database (unless an invalidation arrived meanwhile, see
   // KeyCache::generation); nullptr when the key is unknown. Sets
-  // `unavailable` when the database could not answer.
-  runtime::task<const KeyRecord*> load(const crypto::Sha256& hash, bool& unavailable);
+  // `unavailable` when the database could not answer, and `lookup_time` to the lookup's.
+  runtime::task<const KeyRecord*> load(const crypto::Sha256& hash, bool& unavailable,
+                                       std::chrono::steady_clock::duration& lookup_time);
 
   db::Pool& pool_;
   KeyCache& cache_;

@@ -2,12 +2,12 @@
 
 #include <poll.h>
 
-#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <string>
 
 #include "metrics/stage_timing.hpp"
+#include "common/backoff.hpp"
 #include "db/connect.hpp"
 #include "db/pool.hpp"
 #include "runtime/spawn.hpp"
@@ -60,7 +60,7 @@ runtime::task<bool> PgConnection::establish() {
 }
 
 runtime::task<void> PgConnection::drive() {
-  auto backoff = pool_.options().backoff_min;
+  Backoff backoff(pool_.options().backoff_min, pool_.options().backoff_max);
   for (;;) {
     if (!conn_) {
       const bool established = co_await establish();
@@ -68,7 +68,7 @@ runtime::task<void> PgConnection::drive() {
       if (established) {
         if (logged_failure_ && id_ == 0) std::fprintf(stderr, "storeapi: %s connection restored\n", pool_.options().label.c_str());
         logged_failure_ = false;
-        backoff = pool_.options().backoff_min;
+        backoff.reset();
         ready_ = true;
         pool_.on_connection_ready(*this);
       } else {
@@ -78,8 +78,7 @@ runtime::task<void> PgConnection::drive() {
         logged_failure_ = true;
         if (conn_) PQfinish(conn_);
         conn_ = nullptr;
-        co_await runtime::sleep_for(backoff);
-        backoff = std::min(backoff * 2, pool_.options().backoff_max);
+        co_await runtime::sleep_for(backoff.next());
       }
       continue;
     }

@@ -3,9 +3,9 @@
 #include <libpq-fe.h>
 #include <poll.h>
 
-#include <algorithm>
 #include <cstdio>
 
+#include "common/backoff.hpp"
 #include "db/connect.hpp"
 #include "runtime/io.hpp"
 #include "runtime/spawn.hpp"
@@ -26,11 +26,10 @@ Listener::Listener(std::string url, std::string channel, OnNotify on_notify, Lis
 void Listener::start() { runtime::spawn(drive()); }
 
 runtime::task<void> Listener::drive() {
-  auto backoff = kBackoffMin;
+  Backoff backoff(kBackoffMin, kBackoffMax);
   for (;;) {
-    if (co_await listen_once()) backoff = kBackoffMin;  // it ran, then lost the connection
-    co_await runtime::sleep_for(backoff);
-    backoff = std::min(backoff * 2, kBackoffMax);
+    if (co_await listen_once()) backoff.reset();  // it ran, then lost the connection
+    co_await runtime::sleep_for(backoff.next());
   }
 }
 

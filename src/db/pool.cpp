@@ -33,6 +33,7 @@ bool needs_fresh_plan(Unit& unit) {
 
 Pool::Pool(PoolOptions options, std::span<const Statement> statements)
     : options_(std::move(options)), statements_(statements) {
+  check_parameters(statements_);
   for (unsigned i = 0; i < options_.connections; ++i)
     connections_.push_back(std::make_unique<PgConnection>(*this, i));
 }
@@ -67,7 +68,8 @@ runtime::task<Outcome> Pool::run(Unit& unit) {
   metrics_.in_flight.inc();
   Outcome outcome = co_await run_attempts(unit);
   metrics_.in_flight.dec();
-  metrics_.unit_duration.observe(std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
+  unit.database_time = std::chrono::steady_clock::now() - started;
+  metrics_.unit_duration.observe(std::chrono::duration<double>(unit.database_time).count());
   if (outcome == Outcome::unavailable) metrics_.unavailable.inc();
   if (outcome == Outcome::overloaded) metrics_.overloaded.inc();
   if (outcome == Outcome::done)
@@ -98,14 +100,10 @@ runtime::task<Outcome> Pool::run_attempts(Unit& unit) {
       c->submit(unit);
     }
     Outcome outcome = co_await AwaitUnit{unit};
-    if (stage_timing::enabled()) {
-      const auto answered = stage_timing::Clock::now();
-      if (outcome == Outcome::done) {  // it was sent (else it never left the queue)
-        stage_timing::record(stage_timing::Stage::db_queue, unit.sent_at - entered);
-        stage_timing::record(stage_timing::Stage::db_pipeline, unit.first_in_line_at - unit.sent_at);
-        stage_timing::record(stage_timing::Stage::db, answered - unit.first_in_line_at);
-      }
-      unit.database_time += answered - entered;
+    if (stage_timing::enabled() && outcome == Outcome::done) {  // it was sent (else it never left the queue)
+      stage_timing::record(stage_timing::Stage::db_queue, unit.sent_at - entered);
+      stage_timing::record(stage_timing::Stage::db_pipeline, unit.first_in_line_at - unit.sent_at);
+      stage_timing::record_since(stage_timing::Stage::db, unit.first_in_line_at);
     }
     if (outcome == Outcome::done && attempt == 0 && needs_fresh_plan(unit)) {
       unit.connection->reset();

@@ -42,6 +42,8 @@ class PgConnection;
 
 class Pool {
  public:
+  // Throws std::invalid_argument when a statement's parameter count does not match its
+  // SQL (db::check_parameters): a server with such a statement does not start.
   Pool(PoolOptions options, std::span<const Statement> statements);
   ~Pool();
   Pool(const Pool&) = delete;

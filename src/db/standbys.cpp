@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "common/backoff.hpp"
 #include "db/lsn.hpp"
 #include "db/unit.hpp"
 #include "runtime/io.hpp"
@@ -70,8 +71,7 @@ Pool* Standbys::pick(std::uint64_t lsn) noexcept {
 }
 
 runtime::task<void> Standbys::poll(Standby& s) {
-  const auto backoff_min = std::chrono::milliseconds(50), backoff_max = std::chrono::milliseconds(2'000);
-  auto backoff = backoff_min;
+  Backoff backoff(std::chrono::milliseconds(50), std::chrono::milliseconds(2'000));
   for (;;) {
     const std::uint64_t session = s.pool.losses();
     Unit unit;
@@ -89,12 +89,11 @@ runtime::task<void> Standbys::poll(Standby& s) {
       s.session = session;
       s.usable = true;
       s.polled_at = runtime::Clock::now();
-      backoff = backoff_min;
+      backoff.reset();
       co_await runtime::sleep_for(poll_interval_);
     } else {
       s.usable = false;
-      co_await runtime::sleep_for(backoff);
-      backoff = std::min(backoff * 2, backoff_max);
+      co_await runtime::sleep_for(backoff.next());
     }
   }
 }

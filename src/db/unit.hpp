@@ -85,8 +85,9 @@ class Unit {
   // When it became the oldest unit on its connection: PostgreSQL was done with the units
   // pipelined before it. Kept up to date only with stage timing on (metrics/stage_timing.hpp).
   std::chrono::steady_clock::time_point first_in_line_at{};
-  // With stage timing on (metrics/stage_timing.hpp): how long Pool::run took for it, queue
-  // and round trip together, so the request can tell its own time from the database's.
+  // How long Pool::run took for it, queue and round trip together (every attempt): the
+  // request's database time in its access-log line, and what stage timing
+  // (metrics/stage_timing.hpp) tells apart from the handler's own time.
   std::chrono::steady_clock::duration database_time{};
   Outcome outcome_ = Outcome::done;
   std::size_t current = 0;       // statement whose results arrive next

@@ -44,7 +44,7 @@ Dispatcher::Dispatcher(Config config)
       rng_(std::random_device{}()),
       pass_at_(Clock::now()),
       connect_at_(Clock::now()),
-      reconnect_delay_(kFirstReconnectDelay),
+      reconnect_backoff_(kFirstReconnectDelay, kMaxReconnectDelay),
       backlog_at_(Clock::now()) {}
 
 template <typename Step>
@@ -55,10 +55,10 @@ bool Dispatcher::with_database(Step step) {
   } catch (const pqxx::failure& e) {
     std::string what = e.what();
     std::replace(what.begin(), what.end(), '\n', ' ');
-    log_line("database: " + what + "; reconnecting in " + std::to_string(reconnect_delay_.count()) + " ms");
+    const milliseconds delay = reconnect_backoff_.next();
+    log_line("database: " + what + "; reconnecting in " + std::to_string(delay.count()) + " ms");
     outbox_.reset();
-    connect_at_ = Clock::now() + reconnect_delay_;
-    reconnect_delay_ = std::min(reconnect_delay_ * 2, kMaxReconnectDelay);
+    connect_at_ = Clock::now() + delay;
     return false;
   }
 }
@@ -66,7 +66,7 @@ bool Dispatcher::with_database(Step step) {
 void Dispatcher::connect_if_due(Clock::time_point now) {
   if (outbox_ || now < connect_at_) return;
   if (with_database([&] { outbox_ = std::make_unique<Outbox>(config_.database_url, config_.lease); })) {
-    reconnect_delay_ = kFirstReconnectDelay;
+    reconnect_backoff_.reset();
     pass_at_ = now;  // NOTIFYs sent while disconnected are lost: look at once
   }
 }

@@ -3,6 +3,7 @@
 // concurrently through curl, record every outcome, sleep until the next NOTIFY, due
 // retry or poll. Losing the database connection keeps transfers going and their
 // outcomes in memory until it is back.
+#include "common/backoff.hpp"
 #include "dispatch/config.hpp"
 #include "dispatch/dispatch_metrics.hpp"
 #include "dispatch/jobs.hpp"
@@ -64,7 +65,7 @@ class Dispatcher {
   Clock::time_point pass_at_;        // when to look for work next
   bool more_waiting_ = false;        // the last pass hit the concurrency limit
   Clock::time_point connect_at_;
-  std::chrono::milliseconds reconnect_delay_;
+  Backoff reconnect_backoff_;
   DispatchMetrics metrics_;
   Clock::time_point backlog_at_;  // when to count the backlog next
 };

@@ -2,6 +2,7 @@
 
 #include <limits.h>
 
+#include <algorithm>
 #include <charconv>
 
 #include "common/time.hpp"
@@ -54,6 +55,7 @@ void append_json_line(std::string_view time, const AccessRecord& r, std::string&
   w.key("bytes_in").integer(static_cast<std::int64_t>(r.bytes_in));
   w.key("bytes_out").integer(static_cast<std::int64_t>(r.bytes_out));
   w.key("total_us").integer(static_cast<std::int64_t>(r.micros));
+  w.key("db_us").integer(static_cast<std::int64_t>(r.database_micros));
   text_or_null(w, "store_id", r.store_id);
   text_or_null(w, "key_prefix", r.key_prefix.substr(0, 16));
   w.end_object();
@@ -126,8 +128,13 @@ void AccessLog::on_written(runtime::Completion* self, int res, unsigned) {
     // continued from where it stopped, keeping lines whole and in order.
     log->in_flight_offset_ += static_cast<std::size_t>(res);
     if (log->in_flight_offset_ < log->in_flight_.size()) return log->write_chunk();
+  } else {
+    // A failed write (closed pipe, full disk) loses the rest of that batch only, counted
+    // as dropped; logging goes on. (A line cut by an earlier short write counts too.)
+    const std::string_view lost(log->in_flight_.data() + log->in_flight_offset_,
+                                log->in_flight_.size() - log->in_flight_offset_);
+    log->dropped_.inc(static_cast<std::uint64_t>(std::count(lost.begin(), lost.end(), '\n')));
   }
-  // A failed write (closed pipe, full disk) loses that batch only; logging goes on.
   log->writing_ = false;
   log->in_flight_.clear();
   if (!log->pending_.empty()) log->start_write();

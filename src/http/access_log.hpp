@@ -2,7 +2,8 @@
 // One line per request, written by io_uring so the core never blocks on the log: lines
 // collect in one buffer while the previous buffer is being written. If the sink cannot
 // keep up and 1 MiB is waiting, further lines are dropped and counted
-// (storeapi_access_log_dropped_lines_total) rather than stalling requests.
+// (storeapi_access_log_dropped_lines_total) rather than stalling requests; so are the
+// lines of a write that failed (closed pipe, full disk).
 //
 // Every core has its own log on the same file descriptor. So that lines from several
 // cores never interleave on a pipe, each write carries whole lines only and at most
@@ -30,6 +31,7 @@ struct AccessRecord {
   std::size_t bytes_in;         // request body
   std::size_t bytes_out;        // response body
   std::uint64_t micros;
+  std::uint64_t database_micros;  // the request's database units (queue and round trip); 0 when none
   std::string_view store_id;    // empty unless authenticated
   std::string_view key_prefix;
 };

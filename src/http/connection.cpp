@@ -11,6 +11,7 @@
 #include <cstring>
 
 #include "http/client_address.hpp"
+#include "http/handler_failure.hpp"
 #include "http/server.hpp"
 
 namespace storeapi::http {
@@ -19,10 +20,11 @@ namespace {
 // Answers of pipelined requests are sent together, up to this many bytes at a time.
 constexpr std::size_t kFlushThreshold = 64 * 1024;
 
-std::uint64_t micros_since(runtime::Clock::time_point t) {
-  return static_cast<std::uint64_t>(
-      std::chrono::duration_cast<std::chrono::microseconds>(runtime::Clock::now() - t).count());
+std::uint64_t micros_of(runtime::Clock::duration d) {
+  return static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::microseconds>(d).count());
 }
+
+std::uint64_t micros_since(runtime::Clock::time_point t) { return micros_of(runtime::Clock::now() - t); }
 
 // "address:port" of the socket's peer ("[v6]:port"), once per connection; empty if unknown.
 std::size_t format_peer(int fd, char (&out)[64]) {
@@ -171,6 +173,7 @@ runtime::task<bool> Connection::answer(Request& req) {
   try {
     co_await server_.handler().handle(req, res_);
   } catch (...) {
+    report_handler_failure(req.request_id, std::current_exception());
     res_.discard();  // the headers the handler kept (rate limit) stay on the 500
     server_.handler().reject(Rejection::internal_error, req.request_id, res_);
   }
@@ -194,7 +197,7 @@ runtime::task<bool> Connection::answer(Request& req) {
   server_.access_log().record({req.request_id, req.trace_id, client, req.method_text,
                                res_.notes.route ? res_.notes.route->pattern : std::string_view{}, req.path,
                                res_.status, res_.notes.error_code, req.body.size(), bytes, micros,
-                               res_.notes.store_id, res_.notes.key_prefix});
+                               micros_of(res_.tally.database()), res_.notes.store_id, res_.notes.key_prefix});
   co_return keep_alive;
 }
 
@@ -209,7 +212,7 @@ runtime::task<void> Connection::refuse(Rejection why) {
   char trace_id[trace::kTraceIdLength];
   trace::new_trace_id(trace_id);
   server_.access_log().record({id, {trace_id, sizeof trace_id}, {client_, client_len_}, "-", {}, "-", res_.status,
-                               res_.notes.error_code, 0, bytes, 0, {}, {}});
+                               res_.notes.error_code, 0, bytes, 0, 0, {}, {}});
   co_await flush();
 }
 

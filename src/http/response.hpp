@@ -35,7 +35,7 @@ struct Response {
   std::size_t kept_headers = 0;  // how much of extra_headers survives discard()
   bool close = false;            // answer with Connection: close and close afterwards
   ResponseNotes notes;
-  // With stage timing on: the handler's auth and database time, kept apart from its own.
+  // The handler's auth (with stage timing on) and database time, kept apart from its own.
   stage_timing::Tally tally;
 
   void add_header(std::string_view name, std::string_view value);

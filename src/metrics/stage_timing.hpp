@@ -59,10 +59,14 @@ inline void record_since(Stage stage, Clock::time_point start) noexcept {
 inline Clock::time_point now_if_enabled() noexcept { return enabled() ? Clock::now() : Clock::time_point{}; }
 
 // What one request spent in auth and in its database units, so that the rest of its
-// handler's time can be counted as render.
+// handler's time can be counted as render; the database parts are kept with timing off
+// too (they cost no clock read of their own: db::Unit::database_time), for the access
+// log's db_us.
 struct Tally {
-  Clock::duration auth{};
-  Clock::duration db{};
+  Clock::duration auth{};        // with timing on: authentication, key_lookup included
+  Clock::duration db{};          // the handler's own database units
+  Clock::duration key_lookup{};  // the key's database lookup when the key cache missed
+  Clock::duration database() const noexcept { return db + key_lookup; }
 };
 
 }  // namespace storeapi::stage_timing

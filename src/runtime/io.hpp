@@ -110,20 +110,6 @@ class Connect : public Operation<Connect> {
   const Deadline* deadline_;
 };
 
-class Write : public Operation<Write> {
- public:
-  Write(int fd, const void* buf, std::size_t len) noexcept : fd_(fd), buf_(buf), len_(len) {}
-  // Offset -1: the file position (append for pipes and O_APPEND files).
-  void prepare(io_uring_sqe* sqe) noexcept {
-    io_uring_prep_write(sqe, fd_, buf_, static_cast<unsigned>(len_), static_cast<std::uint64_t>(-1));
-  }
-
- private:
-  int fd_;
-  const void* buf_;
-  std::size_t len_;
-};
-
 class Poll : public Operation<Poll> {
  public:
   Poll(int fd, unsigned mask, const Deadline* deadline = nullptr) noexcept

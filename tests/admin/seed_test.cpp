@@ -65,6 +65,27 @@ TEST_F(Seed, DefaultSizesCoverEveryValue) {
             query_value("select count(*) filter (where cardinality(tags) > 0) from products where store_id = '" + id + "'"));
 }
 
+// The read endpoints return the stored documents: after a seed every record's is there
+// and byte for byte what the renderer makes of the record (the seed writes line items,
+// translations and variants after their rows, then renders again).
+TEST_F(Seed, StoresEveryRecordsDocumentAsTheRendererRendersIt) {
+  TestStore store = db().create_store();
+  std::string id = seed_default(store);
+  for (const auto& [table, renderer] : std::vector<std::pair<std::string, std::string>>{
+           {"orders", "api.order_json(t)"}, {"products", "api.product_json(t)"},
+           {"customers", "api.customer_json(t)"}, {"bookings", "api.booking_json(t)"}}) {
+    EXPECT_EQ(query_value("select count(*) from " + table + " t where store_id = '" + id + "' and (doc is null or doc <> " +
+                          renderer + ")"),
+              "0")
+        << table;
+    EXPECT_NE(query_value("select count(*) from " + table + " where store_id = '" + id + "'"), "0") << table;
+  }
+  EXPECT_EQ(query_value("select count(*) from api.stale_documents"), "0");
+  // The documents that show other tables show them.
+  EXPECT_EQ(query_value("select count(*) from orders where store_id = '" + id + "' and doc like '%\"line_items\":[]%'"), "0");
+  EXPECT_EQ(query_value("select count(*) from products where store_id = '" + id + "' and doc like '%\"translations\":[]%'"), "0");
+}
+
 TEST_F(Seed, PrintedCountsMatchTheRows) {
   TestStore store = db().create_store();
   auto json = ok({"seed", "--store", store.id, "--orders", "7", "--products", "5", "--customers", "3", "--bookings", "2"});

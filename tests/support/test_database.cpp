@@ -92,7 +92,7 @@ TestKey TestDatabase::create_key(const std::string& store_id, const std::string&
   return {key.id, key.key};
 }
 
-std::string TestDatabase::fingerprint() {
+std::string TestDatabase::fingerprint(const std::string& ignored_column) {
   auto conn = connect();
   pqxx::work work(*conn);
   std::string digest;
@@ -100,7 +100,9 @@ std::string TestDatabase::fingerprint() {
            "select quote_ident(table_name) from information_schema.tables"
            " where table_schema = 'public' and table_type = 'BASE TABLE' order by table_name")) {
     std::string name = table[0].c_str();
-    auto row = work.exec1("select '" + name + ":' || count(*) || ':' || coalesce(md5(string_agg(t::text, '|' order by t::text)), '')"
+    const std::string row_text = ignored_column.empty() ? "t::text" : "(to_jsonb(t) - " + work.quote(ignored_column) + ")::text";
+    auto row = work.exec1("select '" + name + ":' || count(*) || ':' || coalesce(md5(string_agg(" + row_text + ", '|' order by " +
+                          row_text + ")), '')"
                           " from " + name + " t");
     digest += row[0].c_str();
     digest += '\n';

@@ -66,7 +66,8 @@ test('the mirror equals the full listing after concurrent writes, and verifies w
   admin('seed', '--store', store.id, '--orders', '40', '--products', '20', '--customers', '10', '--bookings', '16');
 
   const server = start(join(build, 'storeapi'), [], {
-    STOREAPI_DATABASE_URL: dbUrl, STOREAPI_LISTEN: '127.0.0.1:0', STOREAPI_THREADS: '2', STOREAPI_ACCESS_LOG: 'off' });
+    STOREAPI_DATABASE_URL: dbUrl, STOREAPI_LISTEN: '127.0.0.1:0', STOREAPI_THREADS: '2', STOREAPI_ACCESS_LOG: 'off',
+    STOREAPI_METRICS_LISTEN: 'off' });  // its fixed default port may be another server's
   const listening = await server.wait((l) => /listening on 127\.0\.0\.1:\d+/.test(l), 'listening line');
   const base = `http://127.0.0.1:${listening.match(/:(\d+) /)[1]}`;
 
@@ -85,7 +86,8 @@ test('the mirror equals the full listing after concurrent writes, and verifies w
 
   // Quick retries: a delivery that meets a closing keep-alive connection is sent again soon.
   const dispatcher = start(join(build, 'storeapi-dispatch'), [], {
-    STOREAPI_DATABASE_URL: dbUrl, STOREAPI_WEBHOOK_RETRY_SCHEDULE: '1,1,1,1,1' });
+    STOREAPI_DATABASE_URL: dbUrl, STOREAPI_WEBHOOK_RETRY_SCHEDULE: '1,1,1,1,1',
+    STOREAPI_DISPATCH_METRICS_LISTEN: 'off' });
   const writer = start(process.execPath, [join(here, 'writer.mjs'), '--base', base, '--key', key, '--seconds', '4', '--min-writes', '20']);
   assert.equal(await writer.exited, 0, writer.lines.join('\n'));
   const writes = json(await writer.wait((l) => json(l).writes !== undefined, 'write count')).writes;

@@ -49,6 +49,7 @@ TEST_F(Bookings, EveryActionFromEveryState) {
       if (allowed) {
         ASSERT_EQ(res.status, 200) << res.body;
         EXPECT_EQ(res.body, env->value("select api.booking_json(b) from bookings b where id = $1", id));
+        EXPECT_EQ(env->request("GET", "/v1/bookings/" + id).body, res.body);  // the next read shows it
         EXPECT_EQ(Json(res.body).get("/status"), to);
         EXPECT_EQ(events(id), events_before + 1);
         EXPECT_EQ(notifications(id), notifications_before + 1);

@@ -91,6 +91,7 @@ TEST_F(Fulfillment, ReturnsTheOrderAsReadsRenderItAndMovesUpdatedAt) {
   HttpResponse res = fulfill(order, R"({"fulfillment_status":"processing"})");
   ASSERT_EQ(res.status, 200) << res.body;
   EXPECT_EQ(res.body, env->value("select api.order_json(o) from orders o where id = $1", order));
+  EXPECT_EQ(env->request("GET", "/v1/orders/" + order).body, res.body);  // the next read shows it
   Json body(res.body);
   EXPECT_GT(body.get("/updated_at"), updated_before);
   // The event carries the same rendering, and what changed with its old value.

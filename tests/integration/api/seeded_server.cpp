@@ -35,6 +35,12 @@ SeededServer* SeededServerSuite::env = nullptr;
 
 std::pair<TestStore, TestKey> SeededServer::another_store() { return seeded_store(db_); }
 
+std::string SeededServer::stale_documents() {
+  auto conn = db_.connect();  // a connection of its own: a test may have restarted PostgreSQL
+  pqxx::nontransaction work(*conn);
+  return work.exec1("select coalesce(string_agg(resource || ' ' || id, ', '), '') from api.stale_documents")[0].c_str();
+}
+
 VariantRef SeededServer::live_variant(int nth, const std::string& store_id) {
   const std::string row = value(
       "select v.product_id || ' ' || v.id from variants v join products p on p.store_id = v.store_id"

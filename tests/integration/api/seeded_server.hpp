@@ -61,6 +61,10 @@ class SeededServer {
   // A new side connection for value(), count() and exec(), after the database restarted.
   void reconnect_sql() { sql_ = db_.connect(); }
 
+  // The records whose stored document is not what the renderer makes of them now
+  // (api.stale_documents), as "resource id, ..."; empty when every one is current.
+  std::string stale_documents();
+
   // SQL on the side connection, with $1... parameters. value(): the first column of the
   // first row, "<null>" for SQL null; throws when there is no row.
   template <class... Args>
@@ -97,6 +101,9 @@ class SeededServerSuite : public ::testing::Test {
     delete env;
     env = nullptr;
   }
+  // Whatever a test wrote, through the API or by hand, every stored document is still
+  // its record's rendering (sql/functions/10_render.sql): no kind of write forgets one.
+  void TearDown() override { EXPECT_EQ(env->stale_documents(), ""); }
   static SeededServer* env;
 };
 

@@ -60,10 +60,14 @@ TEST_F(Stock, AdjustAddsAndReturnsTheVariant) {
   EXPECT_EQ(env->value("select $1::jsonb @> jsonb_build_array(jsonb_build_object('id', $2::text, 'stock', 10))",
                        event.get("/data/previous_attributes/variants"), variant),
             "t");
-  // The product moved with its variant.
+  // The product moved with its variant, and the next read of the product shows both.
   EXPECT_EQ(env->value("select p.updated_at = v.updated_at from variants v join products p"
                        " on p.store_id = v.store_id and p.id = v.product_id where v.id = $1", variant),
             "t");
+  HttpResponse read = env->request("GET", "/v1/products/" + product);
+  ASSERT_EQ(read.status, 200);
+  EXPECT_EQ(env->value("select $1::jsonb = $2::jsonb", read.body, event.get("/data/object")), "t");
+  EXPECT_NE(read.body.find(res.body), std::string::npos) << "the product shows the variant as the write returned it";
 }
 
 TEST_F(Stock, SetStartsTrackingAndIsRecordedEvenWithoutChange) {

@@ -28,7 +28,7 @@ class VariantUpdate : public SeededServerSuite {
   }
   // The variant as the product shows it.
   std::string shown(const std::string& field) {
-    return env->value("select jsonb_path_query_first(api.current_product_json(p.store_id, p.id)::jsonb,"
+    return env->value("select jsonb_path_query_first(api.product_json(p)::jsonb,"
                       " ('$.variants[*] ? (@.id == \"' || $2 || '\")')::jsonpath) ->> $3"
                       " from products p where p.id = $1", product, variant, field);
   }
@@ -52,10 +52,12 @@ TEST_F(VariantUpdate, PriceChangeReturnsTheWholeProductWithItsRangeRecomputed) {
   const std::string product_updated = env->value("select api.ts(updated_at) from products where id = $1", product);
   HttpResponse res = patch(R"({"price":"0.01"})");
   ASSERT_EQ(res.status, 200) << res.body;
-  EXPECT_EQ(res.body, env->value("select api.current_product_json(store_id, id) from products where id = $1", product));
+  EXPECT_EQ(res.body, env->value("select api.product_json(p) from products p where id = $1", product));
   Json body(res.body);
   EXPECT_EQ(body.get("/object"), "product");
   EXPECT_EQ(body.get("/min_price"), "0.01");  // below every seeded price
+  // The next read shows it (the product's stored document was rendered again).
+  EXPECT_EQ(env->request("GET", "/v1/products/" + product).body, res.body);
   EXPECT_EQ(shown("price"), "0.01");
   EXPECT_GT(body.get("/updated_at"), product_updated);
   EXPECT_EQ(env->value("select api.ts(updated_at) from variants where id = $1", variant), body.get("/updated_at"));
@@ -130,7 +132,7 @@ TEST_F(VariantUpdate, NothingToChangeReturnsTheProductAndFiresNothing) {
   pick(4, "20.00");
   const std::string before = state();
   const std::string rendered =
-      env->value("select api.current_product_json(store_id, id) from products where id = $1", product);
+      env->value("select api.product_json(p) from products p where id = $1", product);
   for (const char* body : {"", "{}", R"({"price":"20"})", R"({"discount_type":null})", R"({"discount_value":"0"})"}) {
     HttpResponse res = patch(body);
     ASSERT_EQ(res.status, 200) << body << ": " << res.body;

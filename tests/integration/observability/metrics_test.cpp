@@ -19,6 +19,28 @@ using Observability = AuthTest;
 std::string scrape(std::uint16_t port) { return scrape_metrics(port); }
 double value_of(const std::string& exposition, const std::string& series) { return metric_value(exposition, series); }
 
+// The access-log line (on the server's stdout) of the request `request_id`, once written.
+std::string access_line(const ServerProcess& server, const std::string& request_id) {
+  std::string line;
+  EXPECT_TRUE(eventually([&] {
+    const std::string out = server.stdout_text();
+    const std::size_t at = out.find(request_id);
+    if (at == std::string::npos) return false;
+    std::size_t begin = out.rfind('\n', at);
+    begin = begin == std::string::npos ? 0 : begin + 1;
+    line = out.substr(begin, out.find('\n', at) - begin);
+    return true;
+  })) << server.stdout_text();
+  return line;
+}
+
+std::int64_t db_us_of(const std::string& line) {
+  simdjson::dom::parser parser;
+  std::int64_t v = -1;
+  EXPECT_EQ(parser.parse(line)["db_us"].get(v), simdjson::SUCCESS) << line;
+  return v;
+}
+
 TEST_F(Observability, MetricsCountRequestsByRouteTemplateAndThrottlingByPlan) {
   auto store = db_.create_store("pro");
   admin({"store", "set-rate-limit", "--store", store.id, "--rpm", "3"});
@@ -78,17 +100,7 @@ TEST_F(Observability, JsonAccessLogLineCarriesTraceRouteStoreAndKeyPrefixOnly) {
   HttpResponse r = get("/v1/orders/0b6f2c9e-5d1a-4c3b-8e7f-9a0b1c2d3e4f",
                        {{"Authorization", "Bearer " + key.key},
                         {"traceparent", "00-" + trace + "-00f067aa0ba902b7-01"}});
-  std::string request_id = r.header("request-id").value_or("?");
-  std::string line;
-  ASSERT_TRUE(eventually([&] {
-    std::string out = server().stdout_text();
-    std::size_t at = out.find(request_id);
-    if (at == std::string::npos) return false;
-    std::size_t begin = out.rfind('\n', at);
-    begin = begin == std::string::npos ? 0 : begin + 1;
-    line = out.substr(begin, out.find('\n', at) - begin);
-    return true;
-  })) << server().stdout_text();
+  std::string line = access_line(server(), r.header("request-id").value_or("?"));
   simdjson::dom::parser parser;
   simdjson::dom::element doc;
   ASSERT_EQ(parser.parse(line).get(doc), simdjson::SUCCESS) << line;
@@ -100,16 +112,32 @@ TEST_F(Observability, JsonAccessLogLineCarriesTraceRouteStoreAndKeyPrefixOnly) {
   EXPECT_EQ(std::string_view(doc["key_prefix"]), key.key.substr(0, 12));
   EXPECT_TRUE(std::string_view(doc["client"]).starts_with("127.0.0.1:"));
   EXPECT_EQ(server().stdout_text().find(key.key), std::string::npos) << "the key was logged";
+  // A new key: its lookup and the order's read both went to the database.
+  EXPECT_GT(int64_t(doc["db_us"]), 0) << line;
+  EXPECT_LE(int64_t(doc["db_us"]), int64_t(doc["total_us"])) << line;
 
   // Without a traceparent (or with a malformed one) the request gets a new trace id.
   HttpResponse fresh = get("/healthz", {{"traceparent", "garbage"}});
-  std::string fresh_id = fresh.header("request-id").value_or("?");
-  ASSERT_TRUE(eventually([&] { return server().stdout_text().find(fresh_id) != std::string::npos; }));
-  std::string out = server().stdout_text();
-  std::size_t at = out.find(fresh_id);
-  std::string fresh_line = out.substr(out.rfind('\n', at) + 1, out.find('\n', at) - out.rfind('\n', at) - 1);
+  std::string fresh_line = access_line(server(), fresh.header("request-id").value_or("?"));
   EXPECT_TRUE(std::regex_search(fresh_line, std::regex(R"("trace_id":"[0-9a-f]{32}")"))) << fresh_line;
   EXPECT_EQ(fresh_line.find("garbage"), std::string::npos);
+  EXPECT_NE(fresh_line.find(R"("db_us":0,)"), std::string::npos) << "no database unit: " << fresh_line;
+}
+
+TEST_F(Observability, AccessLogDatabaseTimeIsTheRequestsOwnUnits) {
+  start_server(1, 2, {{"STOREAPI_ACCESS_LOG", "json"}});  // one core: one key cache
+  auto store = db_.create_store();
+  TestKey key = create_key(store.id, "read");
+  auto db_us = [&](const std::string& path) {
+    HttpResponse r = get(path, bearer(key.key));
+    return db_us_of(access_line(server(), r.header("request-id").value_or("?")));
+  };
+  // GET /v1/store answers from the key cache: its only unit is the first lookup of the key.
+  EXPECT_GT(db_us("/v1/store"), 0);
+  EXPECT_EQ(db_us("/v1/store"), 0);
+  // A read with a warm key: its own unit.
+  EXPECT_GT(db_us("/v1/orders/0b6f2c9e-5d1a-4c3b-8e7f-9a0b1c2d3e4f"), 0);
+  EXPECT_GT(db_us("/v1/products"), 0);
 }
 
 }  // namespace

@@ -20,6 +20,7 @@ using namespace std::chrono_literals;
 
 constexpr const char* kTrace = "4bf92f3577b34da6a3ce929d0e0e4736";
 constexpr const char* kIncomingSpan = "00f067aa0ba902b7";
+const std::string kTraceparent = std::string("00-") + kTrace + "-" + kIncomingSpan + "-01";
 
 class TraceToDelivery : public ::testing::Test {
  protected:
@@ -37,6 +38,15 @@ class TraceToDelivery : public ::testing::Test {
     pqxx::work work(*conn);
     admin::add_webhook(work, server_.store().id, url, std::string("order.fulfillment_updated"));
     work.commit();
+  }
+
+  // Ships an order (with a customer address) by a request with this traceparent; its id.
+  std::string ship_order(const std::string& traceparent) {
+    const std::string order = order_in("processing");
+    HttpResponse r = server_.request("POST", "/v1/orders/" + order + "/fulfillment",
+                                     R"({"fulfillment_status":"shipped"})", {{"traceparent", traceparent}});
+    EXPECT_EQ(r.status, 200) << r.body;
+    return order;
   }
 
   Settings dispatcher_settings(const SmtpSink& sink) {
@@ -66,10 +76,7 @@ TEST_F(TraceToDelivery, TheWebhookAndTheMailCarryTheTraceIdOfTheWritesTraceparen
   SmtpSink sink;
   DispatcherProcess dispatcher(dispatcher_settings(sink));
 
-  const std::string order = order_in("processing");
-  HttpResponse r = server_.request("POST", "/v1/orders/" + order + "/fulfillment", R"({"fulfillment_status":"shipped"})",
-                                   {{"traceparent", std::string("00-") + kTrace + "-" + kIncomingSpan + "-01"}});
-  ASSERT_EQ(r.status, 200) << r.body;
+  const std::string order = ship_order(kTraceparent);
   EXPECT_EQ(server_.value("select trace_id from events where payload->'data'->'object'->>'id' = $1", order), kTrace);
   EXPECT_EQ(server_.value("select trace_id from notifications where data->>'order_id' = $1", order), kTrace);
 
@@ -86,10 +93,7 @@ TEST_F(TraceToDelivery, TheWebhookAndTheMailCarryTheTraceIdOfTheWritesTraceparen
 }
 
 TEST_F(TraceToDelivery, AWriteWithoutTraceparentStoresTheTraceIdItWasGiven) {
-  const std::string order = order_in("processing");
-  HttpResponse r = server_.request("POST", "/v1/orders/" + order + "/fulfillment", R"({"fulfillment_status":"shipped"})",
-                                   {{"traceparent", "00-not-a-valid-traceparent"}});
-  ASSERT_EQ(r.status, 200) << r.body;
+  const std::string order = ship_order("00-not-a-valid-traceparent");
   const std::string stored = server_.value("select trace_id from events where payload->'data'->'object'->>'id' = $1", order);
   EXPECT_TRUE(trace::is_trace_id(stored)) << stored;
   EXPECT_NE(stored, kTrace);
@@ -103,10 +107,7 @@ TEST_F(TraceToDelivery, ADeliveryLogLineNamesTheTrace) {
   SmtpSink sink;
   DispatcherProcess dispatcher(dispatcher_settings(sink));
 
-  const std::string order = order_in("processing");
-  HttpResponse r = server_.request("POST", "/v1/orders/" + order + "/fulfillment", R"({"fulfillment_status":"shipped"})",
-                                   {{"traceparent", std::string("00-") + kTrace + "-" + kIncomingSpan + "-01"}});
-  ASSERT_EQ(r.status, 200) << r.body;
+  const std::string order = ship_order(kTraceparent);
   ASSERT_TRUE(eventually([&] {
     return dispatcher.stderr_text().find("(trace " + std::string(kTrace) + "): attempt 1 failed (HTTP 500)") !=
            std::string::npos;

@@ -120,6 +120,20 @@ TEST_F(ListParamsTest, FiltersFollowTheirRules) {
   EXPECT_EQ(error("email="), "parameter_invalid email");
 }
 
+// A list endpoint keeps its filters across its database round trip while other requests
+// of the core parse their own query strings: the decoded values live in the parser the
+// request owns (api/page.cpp), which no other request touches.
+TEST_F(ListParamsTest, FiltersLastWhileAnotherRequestParses) {
+  const Parsed mine = parse("status=draft&email=a%2Bb%40example.com");
+  ASSERT_FALSE(mine.error);
+  http::Query others;
+  ListParams theirs;
+  ASSERT_FALSE(parse_list_params(others, "status=pending&email=c%40example.org", kList, kStore, kSecret, theirs));
+  EXPECT_EQ(mine.params.filters[0], "draft");
+  EXPECT_EQ(mine.params.filters[2], "a+b@example.com");
+  EXPECT_EQ(theirs.filters[2], "c@example.org");
+}
+
 TEST_F(ListParamsTest, UpdatedBoundsOnlyWhereTheListTakesThem) {
   EXPECT_EQ(error("updated_after=2026-01-01T00:00:00Z", kBookingsLike), "parameter_unknown updated_after");
   EXPECT_EQ(error("updated_before=2026-01-01T00:00:00Z", kBookingsLike), "parameter_unknown updated_before");

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 #include <limits.h>
+#include <signal.h>
 #include <unistd.h>
 
 #include <simdjson.h>
@@ -34,6 +35,7 @@ AccessRecord sample() {
           .bytes_in = 0,
           .bytes_out = 123,
           .micros = 456,
+          .database_micros = 321,
           .store_id = "5b1f6c1e-8c8e-4f4e-9f3e-2d1c0b9a8f7e",
           .key_prefix = "sk_live_AbCd"};
 }
@@ -46,7 +48,7 @@ TEST(AccessLine, JsonCarriesEveryField) {
             R"({"time":"2026-11-24T00:00:00.000Z","request_id":"req_0123456789abcdef0123",)"
             R"("trace_id":"4bf92f3577b34da6a3ce929d0e0e4736","client":"127.0.0.1:5555","method":"GET",)"
             R"("route":"/v1/orders/{id}","path":"/v1/orders/7d0c8a4e-2f1b-4c8e-9d2a-1f5e6b7c8d9e","status":404,)"
-            R"("error":"resource_not_found","bytes_in":0,"bytes_out":123,"total_us":456,)"
+            R"("error":"resource_not_found","bytes_in":0,"bytes_out":123,"total_us":456,"db_us":321,)"
             R"("store_id":"5b1f6c1e-8c8e-4f4e-9f3e-2d1c0b9a8f7e","key_prefix":"sk_live_AbCd"})"
             "\n");
 }
@@ -149,6 +151,66 @@ TEST(AccessLogOnAPipe, LinesFromSeveralCoresNeverInterleave) {
     ++whole;
   }
   EXPECT_EQ(whole + (dropped_lines() - dropped_before), total);
+}
+
+// One core logs into a pipe nobody reads: the pipe and the 1 MiB buffer fill, further
+// lines are dropped and counted, the core goes on; once read, every line is either read
+// whole or counted as dropped.
+TEST(AccessLogOnAPipe, AStalledSinkDropsAndCountsLinesAndTheCoreGoesOn) {
+  constexpr std::uint64_t kLines = 20'000;  // about 7 MB of lines: far above pipe + buffer
+  int fds[2];
+  ASSERT_EQ(::pipe(fds), 0);
+  const std::uint64_t dropped_before = dropped_lines();
+  std::unique_ptr<AccessLog> log;
+  runtime::Cores cores(1, [&](runtime::Reactor&) { log = std::make_unique<AccessLog>(fds[1], AccessLogFormat::json); });
+  std::atomic<std::uint64_t> recorded{0};
+  auto record = [&](std::uint64_t n) {
+    cores.post_all([&, n](runtime::Reactor&) {
+      for (std::uint64_t i = 0; i < n; ++i) log->record(sample());
+      recorded += n;
+    });
+  };
+  record(kLines);
+  ASSERT_TRUE(testing::eventually([&] { return recorded.load() == kLines; }));
+  EXPECT_GT(dropped_lines() - dropped_before, kLines / 2);
+
+  std::atomic<std::uint64_t> newlines{0};
+  std::thread reader([&] {
+    char buf[65536];
+    for (ssize_t n; (n = ::read(fds[0], buf, sizeof buf)) > 0;)
+      newlines += static_cast<std::uint64_t>(std::count(buf, buf + n, '\n'));
+  });
+  auto accounted = [&] { return newlines.load() + (dropped_lines() - dropped_before); };
+  EXPECT_TRUE(testing::eventually([&] { return accounted() == kLines; })) << accounted();
+  const std::uint64_t dropped = dropped_lines() - dropped_before;
+  record(1);  // the log still writes once the sink drains
+  EXPECT_TRUE(testing::eventually([&] { return newlines.load() == kLines - dropped + 1; }));
+  EXPECT_EQ(dropped_lines() - dropped_before, dropped);
+
+  cores.post_all([](runtime::Reactor& r) { r.stop(); });
+  cores.join();
+  ::close(fds[1]);
+  reader.join();
+  ::close(fds[0]);
+}
+
+// A write that fails (the pipe's reader is gone) loses its lines: they are counted.
+TEST(AccessLogOnAPipe, TheLinesOfAFailedWriteAreCounted) {
+  ::signal(SIGPIPE, SIG_IGN);  // as the server does: EPIPE instead of dying
+  int fds[2];
+  ASSERT_EQ(::pipe(fds), 0);
+  ::close(fds[0]);
+  const std::uint64_t dropped_before = dropped_lines();
+  std::unique_ptr<AccessLog> log;
+  runtime::Cores cores(1, [&](runtime::Reactor&) { log = std::make_unique<AccessLog>(fds[1], AccessLogFormat::json); });
+  cores.post_all([&](runtime::Reactor&) {
+    for (int i = 0; i < 10; ++i) log->record(sample());
+  });
+  EXPECT_TRUE(testing::eventually([&] { return dropped_lines() - dropped_before == 10; }))
+      << dropped_lines() - dropped_before;
+  cores.post_all([](runtime::Reactor& r) { r.stop(); });
+  cores.join();
+  ::close(fds[1]);
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "http/handler_failure.hpp"
 #include "http/server.hpp"
 #include "runtime/cores.hpp"
 #include "runtime/net.hpp"
@@ -95,6 +96,30 @@ TEST(ConnectionHandlerThrows, The500KeepsTheKeptHeadersOnly) {
   EXPECT_EQ(fine.status, 200);
   EXPECT_EQ(fine.body, "{}");
   EXPECT_FALSE(fine.header("RateLimit-Limit"));
+}
+
+// The failure is said once, on stderr, with the id of the request the client got its 500
+// for (the line is written before the 500 is sent).
+TEST(ConnectionHandlerThrows, TheFailureIsLoggedOnceWithTheRequestId) {
+  ThrowingHandler handler;
+  ServedByOneCore served(handler);
+  HttpClient client(served.port());
+
+  ::testing::internal::CaptureStderr();
+  HttpResponse failed = client.request("GET", "/throw");
+  HttpResponse fine = client.request("GET", "/fine");
+  const std::string logged = ::testing::internal::GetCapturedStderr();
+  ASSERT_EQ(failed.status, 500);
+  ASSERT_EQ(fine.status, 200);
+  ASSERT_TRUE(failed.header("Request-Id"));
+  EXPECT_EQ(logged, "storeapi: " + *failed.header("Request-Id") + ": handler failed: handler failed\n");
+}
+
+TEST(HandlerFailure, DescribesAnyException) {
+  EXPECT_EQ(describe_handler_failure("req_1", std::make_exception_ptr(std::logic_error("broken"))),
+            "storeapi: req_1: handler failed: broken\n");
+  EXPECT_EQ(describe_handler_failure("req_2", std::make_exception_ptr(42)),
+            "storeapi: req_2: handler failed: an exception that is not a std::exception\n");
 }
 
 }  // namespace

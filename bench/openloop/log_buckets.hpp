@@ -2,8 +2,9 @@
 // Log-linear histogram buckets in the manner of HdrHistogram, for latencies in
 // nanoseconds: values below 256 have a bucket each, every power-of-two range above is
 // split into 128 equal buckets, so a bucket's width is at most 1/128 of its values, from
-// 1 ns to 2^40 ns (about 18 minutes; larger values share the top bucket). Used by
-// bench/openloop's histogram (the server's stage timings are a metrics family).
+// 1 ns to 2^40 ns (about 18 minutes; larger values share the top bucket). The open-loop
+// generator's histogram (histogram.hpp); the server's histograms are Prometheus families
+// with fixed bounds (src/metrics).
 #include <bit>
 #include <cstdint>
 

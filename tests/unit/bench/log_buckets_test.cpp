@@ -2,7 +2,7 @@
 // buckets are ordered, and values past the top share the last bucket.
 #include <gtest/gtest.h>
 
-#include "common/log_buckets.hpp"
+#include "log_buckets.hpp"
 
 namespace storeapi::log_buckets {
 namespace {

@@ -1,0 +1,142 @@
+// run_write (api/write.cpp), the flow every write endpoint shares, up to the database: the
+// order of its checks and the answer of each, with an endpoint of the test's own. The
+// pool never connects, so a write that passes every check gets 503 from it.
+#include "api/write.hpp"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "api/statements.hpp"
+#include "runtime/reactor.hpp"
+#include "support/run_task.hpp"
+
+namespace storeapi::api {
+namespace {
+
+constexpr json::Field kFields[] = {
+    {"mode", json::FieldType::string, true},
+    {"quantity", json::FieldType::int32},
+};
+
+std::optional<Rejection> check(FieldValues v) {
+  if (v[0].text != "set") return Rejection{ErrorCode::parameter_invalid, "mode", "Expected set."};
+  return std::nullopt;
+}
+
+int added = 0;  // how often the endpoint's statement was added (reset by each test)
+std::string added_mode;
+
+void add(db::Unit&, const Context&, FieldValues v, db::Param, db::Param) {
+  ++added;
+  added_mode = std::string(v[0].text);
+}
+
+constexpr WriteEndpoint kEndpoint{kFields, check, add};
+
+class RunWrite : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    added = 0;
+    added_mode.clear();
+  }
+
+  // Runs the write for a request with this body, headers and query string.
+  void write(std::string body, std::vector<http::Header> headers, std::string query = "") {
+    body_ = std::move(body);
+    body_.append(http::Request::kBodyPadding, '\0');  // simdjson reads past the end
+    headers_ = std::move(headers);
+    query_ = std::move(query);
+    http::Request req;
+    req.method = http::Method::post;
+    req.method_text = "POST";
+    req.path = "/v1/test";
+    req.query = query_;
+    req.body = std::string_view(body_).substr(0, body_.size() - http::Request::kBodyPadding);
+    req.request_id = "req_test";
+    req.headers = &headers_;
+    res_.reset();
+    Context ctx{req, res_, caller_, match_, services_};
+    runtime::Reactor reactor(0, {});
+    testing::run_task(reactor, run_write(ctx, kEndpoint));
+  }
+
+  std::string code() const { return std::string(res_.notes.error_code); }
+  bool body_has(std::string_view text) const { return res_.body.find(text) != std::string::npos; }
+
+  db::Pool pool_{db::PoolOptions{}, statements()};  // never started: every unit is refused
+  json::BodyParser body_parser_;
+  DispatcherWake dispatcher_wake_{pool_};
+  std::string cursor_secret_;
+  ReadRouter read_router_{pool_, nullptr, nullptr, 0, nullptr};  // no standbys: the pool only
+  Services services_{pool_, read_router_, body_parser_, dispatcher_wake_, cursor_secret_};
+  auth::Caller caller_;
+  Match match_;
+  std::string body_, query_;
+  std::vector<http::Header> headers_;
+  http::Response res_;
+};
+
+const std::vector<http::Header> kJson{{"Content-Type", "application/json"}};
+
+TEST_F(RunWrite, AQueryStringComesFirst) {
+  write("not json", {}, "x=1");
+  EXPECT_EQ(res_.status, 400);
+  EXPECT_EQ(code(), "parameter_unknown");
+  EXPECT_EQ(added, 0);
+}
+
+TEST_F(RunWrite, ABodyMustSayItIsJson) {
+  write(R"({"mode":"set"})", {});
+  EXPECT_EQ(res_.status, 415);
+  EXPECT_EQ(code(), "unsupported_media_type");
+  write(R"({"mode":"set"})", {{"Content-Type", "text/plain"}});
+  EXPECT_EQ(res_.status, 415);
+  EXPECT_EQ(added, 0);
+}
+
+TEST_F(RunWrite, TheBodyParserThenTheEndpointsRules) {
+  write("{", kJson);
+  EXPECT_EQ(res_.status, 400);
+  EXPECT_EQ(code(), "invalid_json");
+  write(R"({"quantity":1})", kJson);
+  EXPECT_EQ(code(), "parameter_missing");
+  EXPECT_TRUE(body_has(R"("param":"mode")"));
+  write(R"({"mode":"adjust"})", kJson);
+  EXPECT_EQ(res_.status, 400);
+  EXPECT_EQ(code(), "parameter_invalid");
+  EXPECT_TRUE(body_has("Expected set."));
+  EXPECT_EQ(added, 0);
+}
+
+// The key's format is checked after the body: a bad body is answered as such first.
+TEST_F(RunWrite, TheIdempotencyKeysFormatAfterTheBody) {
+  std::vector<http::Header> bad_key = kJson;
+  bad_key.push_back({"Idempotency-Key", ""});
+  write(R"({"mode":"adjust"})", bad_key);
+  EXPECT_TRUE(body_has("Expected set."));
+  write(R"({"mode":"set"})", bad_key);
+  EXPECT_EQ(res_.status, 400);
+  EXPECT_TRUE(body_has(R"("param":"Idempotency-Key")"));
+  EXPECT_EQ(added, 0);
+}
+
+TEST_F(RunWrite, AValidWriteReachesTheDatabase) {
+  write(R"({"mode":"set","quantity":3})", kJson);
+  EXPECT_EQ(added, 1);
+  EXPECT_EQ(added_mode, "set");
+  EXPECT_EQ(res_.status, 503);  // the pool has no connection
+  EXPECT_EQ(code(), "service_unavailable");
+  EXPECT_FALSE(res_.extra_headers.empty());  // Retry-After
+}
+
+// An empty body is {}: with a required field, that is the field missing, not a 415.
+TEST_F(RunWrite, AnEmptyBodyIsAnEmptyObject) {
+  write("", {});
+  EXPECT_EQ(res_.status, 400);
+  EXPECT_EQ(code(), "parameter_missing");
+}
+
+}  // namespace
+}  // namespace storeapi::api

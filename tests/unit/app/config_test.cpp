@@ -1,0 +1,113 @@
+// The server's configuration from the environment: defaults, each setting read, and the
+// one-line error a bad value stops start-up with.
+#include "app/config.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <optional>
+#include <string>
+
+#include "runtime/cores.hpp"
+
+namespace storeapi::app {
+namespace {
+
+using namespace std::chrono_literals;
+
+constexpr const char* kSettings[] = {
+    "STOREAPI_LISTEN",           "STOREAPI_THREADS",          "STOREAPI_ACCESS_LOG",
+    "STOREAPI_METRICS_LISTEN",   "STOREAPI_STAGE_TIMING",     "STOREAPI_MAX_CONNECTIONS",
+    "STOREAPI_REQUEST_TIMEOUT_MS", "STOREAPI_IDLE_TIMEOUT_MS", "STOREAPI_SHUTDOWN_GRACE_MS",
+    "STOREAPI_DATABASE_URL",     "STOREAPI_DB_CONNS_PER_THREAD", "STOREAPI_DB_TIMEOUT_MS",
+    "STOREAPI_SECRET",           "STOREAPI_REDIS_URL",        "STOREAPI_REDIS_TIMEOUT_MS",
+    "STOREAPI_DRAIN_MS",         "STOREAPI_TRUSTED_PROXY",
+};
+
+class ConfigFromEnv : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    for (const char* name : kSettings) ::unsetenv(name);
+  }
+  void TearDown() override { SetUp(); }
+
+  static void set(const char* name, const char* value) { ::setenv(name, value, 1); }
+
+  // The error of a configuration that must not load.
+  static std::string error_of(const char* name, const char* value) {
+    set(name, value);
+    std::string error;
+    const std::optional<Config> c = Config::from_env(error);
+    ::unsetenv(name);
+    return c ? "loaded" : error;
+  }
+};
+
+TEST_F(ConfigFromEnv, Defaults) {
+  std::string error;
+  const std::optional<Config> c = Config::from_env(error);
+  ASSERT_TRUE(c) << error;
+  EXPECT_EQ(c->listen.host, "127.0.0.1");
+  EXPECT_EQ(c->listen.port, 8080);
+  EXPECT_EQ(c->threads, runtime::Cores::online_cpus());
+  EXPECT_EQ(c->access_log, http::AccessLogFormat::json);
+  ASSERT_TRUE(c->metrics_listen);
+  EXPECT_EQ(c->metrics_listen->port, 9464);
+  EXPECT_FALSE(c->stage_timing);
+  EXPECT_EQ(c->max_connections, 10'000u);
+  EXPECT_EQ(c->request_timeout, 10'000ms);
+  EXPECT_EQ(c->idle_timeout, 60'000ms);
+  EXPECT_EQ(c->db_conns_per_thread, 2u);
+  EXPECT_EQ(c->db_timeout, 10'000ms);
+  EXPECT_TRUE(c->secret.empty());
+  EXPECT_FALSE(c->redis);
+  EXPECT_EQ(c->drain, 0ms);
+  EXPECT_TRUE(c->trusted_proxy.empty());
+}
+
+TEST_F(ConfigFromEnv, ReadsEachSetting) {
+  set("STOREAPI_LISTEN", "0.0.0.0:9000");
+  set("STOREAPI_THREADS", "3");
+  set("STOREAPI_ACCESS_LOG", "on");  // the text format's old name
+  set("STOREAPI_STAGE_TIMING", "on");
+  set("STOREAPI_MAX_CONNECTIONS", "500");
+  set("STOREAPI_REQUEST_TIMEOUT_MS", "2500");
+  set("STOREAPI_DATABASE_URL", "postgresql:///storeapi");
+  set("STOREAPI_DB_CONNS_PER_THREAD", "4");
+  set("STOREAPI_SECRET", "s3cret");
+  set("STOREAPI_DRAIN_MS", "1500");
+  set("STOREAPI_TRUSTED_PROXY", "2001:DB8::1");
+  std::string error;
+  const std::optional<Config> c = Config::from_env(error);
+  ASSERT_TRUE(c) << error;
+  EXPECT_EQ(c->listen.host, "0.0.0.0");
+  EXPECT_EQ(c->listen.port, 9000);
+  EXPECT_EQ(c->threads, 3u);
+  EXPECT_EQ(c->access_log, http::AccessLogFormat::text);
+  EXPECT_TRUE(c->stage_timing);
+  EXPECT_EQ(c->max_connections, 500u);
+  EXPECT_EQ(c->request_timeout, 2500ms);
+  EXPECT_EQ(c->database_url, "postgresql:///storeapi");
+  EXPECT_EQ(c->db_conns_per_thread, 4u);
+  EXPECT_EQ(c->secret, "s3cret");
+  EXPECT_EQ(c->drain, 1500ms);
+  EXPECT_EQ(c->trusted_proxy, "2001:db8::1");  // as inet_ntop prints the peer's address
+}
+
+TEST_F(ConfigFromEnv, BadValuesStopStartUpWithOneLine) {
+  EXPECT_EQ(error_of("STOREAPI_LISTEN", "nowhere"), "STOREAPI_LISTEN: expected host:port, got 'nowhere'");
+  EXPECT_EQ(error_of("STOREAPI_ACCESS_LOG", "yes"), "STOREAPI_ACCESS_LOG: expected json, text or off, got 'yes'");
+  EXPECT_EQ(error_of("STOREAPI_STAGE_TIMING", "1"), "STOREAPI_STAGE_TIMING: expected on or off, got '1'");
+  EXPECT_EQ(error_of("STOREAPI_TRUSTED_PROXY", "proxy.local"),
+            "STOREAPI_TRUSTED_PROXY: expected an IPv4 or IPv6 address, got 'proxy.local'");
+  for (const auto& [name, value] : {std::pair{"STOREAPI_THREADS", "0"}, std::pair{"STOREAPI_THREADS", "257"},
+                                    std::pair{"STOREAPI_DB_CONNS_PER_THREAD", "65"},
+                                    std::pair{"STOREAPI_DRAIN_MS", "60001"},
+                                    std::pair{"STOREAPI_REQUEST_TIMEOUT_MS", "soon"}}) {
+    const std::string error = error_of(name, value);
+    EXPECT_TRUE(error.starts_with(name)) << name << "=" << value << ": " << error;
+  }
+}
+
+}  // namespace
+}  // namespace storeapi::app
