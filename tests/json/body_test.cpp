@@ -1,7 +1,7 @@
 #include "json/big_numbers.hpp"
 #include "json/body.hpp"
 
-#include "unit/allocations.hpp"
+#include "support/allocations.hpp"
 
 #include <simdjson.h>
 

@@ -1,4 +1,4 @@
-#include "integration/auth/auth_fixture.hpp"
+#include "auth/auth_fixture.hpp"
 
 #include <simdjson.h>
 

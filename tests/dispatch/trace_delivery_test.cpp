@@ -10,7 +10,7 @@
 #include "admin/webhooks.hpp"
 #include "common/trace_context.hpp"
 #include "dispatch/dispatch_fixture.hpp"
-#include "integration/api/seeded_server.hpp"
+#include "api/seeded_server.hpp"
 #include "support/poll.hpp"
 
 namespace storeapi::testing {

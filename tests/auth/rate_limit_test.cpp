@@ -5,7 +5,7 @@
 #include <chrono>
 #include <mutex>
 
-#include "integration/auth/auth_fixture.hpp"
+#include "auth/auth_fixture.hpp"
 #include "support/poll.hpp"
 #include "support/run_together.hpp"
 

@@ -1,6 +1,6 @@
 // Each authentication and permission error of docs/DESIGN.md §2 against the real server: status,
 // type, code, the exact envelope, and which of them carry RateLimit headers.
-#include "integration/auth/auth_fixture.hpp"
+#include "auth/auth_fixture.hpp"
 
 #include "common/crypto.hpp"
 #include "common/time.hpp"

@@ -1,7 +1,7 @@
 // docs/DESIGN.md §2's check order against the real server: authentication (401) → plan (403
 // plan_required) → rate limit (429) → route (404/405) → scope (403 insufficient_scope) →
 // validation (400). Each test pits two checks against each other in one request.
-#include "integration/auth/auth_fixture.hpp"
+#include "auth/auth_fixture.hpp"
 
 namespace storeapi::testing {
 namespace {

@@ -1,6 +1,6 @@
 #include "http/query.hpp"
 
-#include "unit/allocations.hpp"
+#include "support/allocations.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,6 +1,6 @@
 #include "api/router.hpp"
 
-#include "unit/allocations.hpp"
+#include "support/allocations.hpp"
 
 #include <gtest/gtest.h>
 

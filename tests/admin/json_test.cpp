@@ -15,7 +15,7 @@ std::string quoted(std::string_view text) {
 
 }  // namespace
 
-// The escaping itself is json::append_string's (tests/unit/json/writer_test.cpp); these
+// The escaping itself is json::append_string's (tests/json/writer_test.cpp); these
 // check that the admin tool's strings go through it.
 TEST(Json, QuotesAndEscapesStrings) {
   EXPECT_EQ(quoted("plain"), "\"plain\"");

@@ -9,7 +9,7 @@
 #include <thread>
 
 #include "common/crypto.hpp"
-#include "integration/auth/auth_fixture.hpp"
+#include "auth/auth_fixture.hpp"
 #include "support/throwaway_cluster.hpp"
 #include "support/poll.hpp"
 

@@ -6,7 +6,7 @@
 #include <map>
 
 #include "api/router.hpp"
-#include "integration/auth/auth_fixture.hpp"
+#include "auth/auth_fixture.hpp"
 
 namespace storeapi::testing {
 namespace {

@@ -1,6 +1,6 @@
 #include "api/errors.hpp"
 
-#include "unit/allocations.hpp"
+#include "support/allocations.hpp"
 
 #include <simdjson.h>
 

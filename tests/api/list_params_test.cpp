@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "unit/allocations.hpp"
+#include "support/allocations.hpp"
 
 using namespace storeapi;
 using namespace storeapi::api;

@@ -10,7 +10,7 @@ import tempfile
 import unittest
 from contextlib import redirect_stdout
 
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "..", "bench", "profiling"))
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "bench", "profiling"))
 import flamegraph  # noqa: E402
 import pgbench_latency  # noqa: E402
 import stages  # noqa: E402

@@ -1,4 +1,4 @@
-#include "unit/allocations.hpp"
+#include "support/allocations.hpp"
 
 #include <atomic>
 #include <cstdlib>

@@ -15,7 +15,7 @@
 #include <fstream>
 
 #include "common/regex.hpp"
-#include "integration/auth/auth_fixture.hpp"
+#include "auth/auth_fixture.hpp"
 #include "support/dispatcher_process.hpp"
 #include "support/free_port.hpp"
 #include "support/poll.hpp"

@@ -2,7 +2,7 @@
 // a revoked key, a plan downgrade or upgrade and a new rate limit apply to the very next
 // request, with no sleep, on connections served by both cores; a key created after its
 // hash was cached as unknown works at once.
-#include "integration/auth/auth_fixture.hpp"
+#include "auth/auth_fixture.hpp"
 
 #include <chrono>
 

@@ -7,7 +7,7 @@
 #include <simdjson.h>
 
 #include "common/regex.hpp"
-#include "integration/auth/auth_fixture.hpp"
+#include "auth/auth_fixture.hpp"
 #include "support/metrics_scrape.hpp"
 #include "support/poll.hpp"
 

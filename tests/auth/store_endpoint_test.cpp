@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "common/regex.hpp"
-#include "integration/auth/auth_fixture.hpp"
+#include "auth/auth_fixture.hpp"
 
 namespace storeapi::testing {
 namespace {

@@ -1,6 +1,6 @@
 #include "json/writer.hpp"
 
-#include "unit/allocations.hpp"
+#include "support/allocations.hpp"
 
 #include <simdjson.h>
 
