@@ -155,7 +155,7 @@ void Application::handle_keyless(const http::Request& req, http::Response& res, 
     default: break;
   }
   // A route marked as needing no key with no answer above: never a health check's "ok"
-  // by default, but the error a missing endpoint is (tests/unit/api/router_test.cpp holds
+  // by default, but the error a missing endpoint is (tests/api/router_test.cpp holds
   // the table's keyless routes to these three).
   fail(res, req.request_id, ErrorCode::route_not_found);
 }

@@ -65,7 +65,7 @@ struct ListParams {
   std::optional<timefmt::Micros> created_after, created_before, updated_after, updated_before;
   // By position in ListSpec::filters. Views into the request or into the http::Query that
   // parsed it, which the request owns (api/page.cpp): valid while both live, across
-  // suspensions (tests/unit/api/list_params_test.cpp).
+  // suspensions (tests/api/list_params_test.cpp).
   std::array<std::optional<std::string_view>, kMaxFilters> filters{};
   // The digest of everything the cursors of this list are bound to (cursor.hpp).
   crypto::Sha256 binding{};

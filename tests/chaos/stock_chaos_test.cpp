@@ -23,7 +23,7 @@
 #include <thread>
 #include <vector>
 
-#include "integration/api/seeded_server.hpp"
+#include "api/seeded_server.hpp"
 #include "support/http_client.hpp"
 #include "support/throwaway_cluster.hpp"
 

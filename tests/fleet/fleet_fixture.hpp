@@ -5,7 +5,7 @@
 #include <memory>
 #include <string>
 
-#include "integration/auth/auth_fixture.hpp"
+#include "auth/auth_fixture.hpp"
 #include "support/redis_process.hpp"
 
 namespace storeapi::testing {

@@ -7,7 +7,7 @@
 #include <csignal>
 #include <thread>
 
-#include "integration/auth/auth_fixture.hpp"
+#include "auth/auth_fixture.hpp"
 #include "support/poll.hpp"
 
 namespace storeapi::testing {

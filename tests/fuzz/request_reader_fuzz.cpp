@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "unit/http/reader_driver.hpp"
+#include "http/reader_driver.hpp"
 
 using storeapi::testing::ReaderOutcome;
 
