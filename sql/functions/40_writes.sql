@@ -111,7 +111,7 @@ begin
   returning * into n;
   v_new := n.doc;
 
-  perform api.emit_event(p_store, 'order.fulfillment_updated', v_new::jsonb, api.previous_attributes(v_old, v_new));
+  perform api.emit_event(p_store, 'order.fulfillment_updated', v_new, api.previous_attributes(v_old, v_new));
   perform api.notify_customer(p_store, 'order_fulfillment_updated', n.customer_email,
     jsonb_build_object('order_id', n.id,
                        'order_number', n.order_number,
@@ -152,7 +152,7 @@ begin
   returning * into n;
   v_new := n.doc;
 
-  perform api.emit_event(p_store, 'booking.' || v_status, v_new::jsonb, api.previous_attributes(v_old, v_new));
+  perform api.emit_event(p_store, 'booking.' || v_status, v_new, api.previous_attributes(v_old, v_new));
   perform api.notify_customer(p_store, 'booking_' || v_status, n.customer_email,
     jsonb_build_object('booking_id', n.id,
                        'booking_date', to_char(n.booking_date, 'YYYY-MM-DD'),
@@ -194,7 +194,7 @@ language plpgsql volatile as $$
 declare
   v_new text := api.stored_product_json(p_store, p_product);
 begin
-  perform api.emit_event(p_store, 'product.updated', v_new::jsonb, api.previous_attributes(p_old_json, v_new));
+  perform api.emit_event(p_store, 'product.updated', v_new, api.previous_attributes(p_old_json, v_new));
   return v_new;
 end $$;
 
