@@ -13,6 +13,7 @@ alter table events alter column payload type json using payload::text::json;
 alter table events alter column payload set storage external;
 alter table idempotency_keys alter column response_body set storage external;
 
--- Its object argument is now the rendered text (jsonb before); the new definition is in
--- sql/functions/20_outbox.sql.
+-- Their JSON arguments and results are now text (jsonb before); the new definitions are
+-- in sql/functions/20_outbox.sql and 40_writes.sql.
 drop function api.emit_event(uuid, text, jsonb, jsonb);
+drop function api.previous_attributes(text, text);

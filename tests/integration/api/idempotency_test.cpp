@@ -358,8 +358,14 @@ TEST_F(Idempotency, ResponseEventObjectAndReplayAreTheSameBytes) {
   const std::string order = env->value("select id from orders where store_id = $1 order by id offset 2 limit 1",
                                        env->store().id);
   env->exec("update orders set fulfillment_status = 'pending' where id = $1", order);
+  const std::string updated_before = env->value("select api.j_ts(updated_at) from orders where id = $1", order);
   same_bytes("POST", "/v1/orders/" + order + "/fulfillment", R"({"fulfillment_status":"processing"})",
              "same-bytes-order", order);
+  // What changed, in the document's field order, with the old document's bytes.
+  EXPECT_EQ(env->value("select (payload->'data'->'previous_attributes')::text from events"
+                       " where payload->'data'->'object'->>'id' = $1",
+                       order),
+            R"({"fulfillment_status":"pending","updated_at":)" + updated_before + "}");
 
   const std::string booking = env->value("select id from bookings where store_id = $1 order by id offset 2 limit 1",
                                          env->store().id);
