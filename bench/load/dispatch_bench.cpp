@@ -73,7 +73,7 @@ select 'evt_' || replace(api.emit_event($1, 'order.fulfillment_updated',
     'line_items', jsonb_build_array(jsonb_build_object('id', gen_random_uuid(), 'product_id', gen_random_uuid(),
       'product_name', 'Stoneware Mug', 'variant_id', gen_random_uuid(), 'variant_title', 'Blue',
       'quantity', 2, 'unit_price', '74.50', 'unit_discount', '0.00', 'total', '149.00')),
-    'created_at', '2026-11-01T10:00:00.000Z', 'updated_at', '2026-11-21T20:39:02.123Z'),
+    'created_at', '2026-11-01T10:00:00.000Z', 'updated_at', '2026-11-21T20:39:02.123Z')::text,
   '{"fulfillment_status":"processing"}')::text, '-', '')
 from generate_series($2::int, $3::int) as n
 )SQL";

@@ -33,8 +33,14 @@ $$;
 
 -- The outbox row of a write's event, in docs/DESIGN.md's payload shape. Call it inside the
 -- write's transaction; wake the dispatchers after the commit (api.wake_dispatchers).
-create or replace function api.emit_event(p_store uuid, p_type text, p_object jsonb,
-                               p_previous_attributes jsonb default '{}')
+-- p_object is the resource's rendered document, the write's response, and
+-- p_previous_attributes a JSON object as text (api.previous_attributes): the payload is
+-- concatenated around them, so data.object carries the response's bytes (events.payload is
+-- json, sql/012_event_payload_json.sql) and the document is never parsed again. The other
+-- fields need no escaping: the id is hex, the store a uuid, the type matches the events
+-- table's check ([a-z_.]), the timestamp is api.ts's digits.
+create or replace function api.emit_event(p_store uuid, p_type text, p_object text,
+                               p_previous_attributes text default '{}')
 returns uuid language plpgsql volatile as $$
 declare
   v_id uuid := gen_random_uuid();
@@ -42,13 +48,10 @@ declare
 begin
   insert into events (store_id, id, type, payload, created_at, trace_id)
   values (p_store, v_id, p_type,
-          jsonb_build_object(
-            'id', 'evt_' || replace(v_id::text, '-', ''),
-            'object', 'event',
-            'type', p_type,
-            'created_at', api.ts(v_created_at),
-            'store_id', p_store,
-            'data', jsonb_build_object('object', p_object, 'previous_attributes', p_previous_attributes)),
+          ('{"id":"evt_' || replace(v_id::text, '-', '') || '","object":"event","type":"' || p_type
+           || '","created_at":"' || api.ts(v_created_at) || '","store_id":"' || p_store
+           || '","data":{"object":' || p_object || ',"previous_attributes":' || p_previous_attributes
+           || '}}')::json,
           v_created_at, api.current_trace_id());
   return v_id;
 end $$;

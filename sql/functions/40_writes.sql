@@ -44,15 +44,19 @@ $$;
 -- call here, while plpgsql keeps its statements' plans for the session.
 
 -- The top-level fields of a resource whose rendering changed, with their old values, as
--- the API renders them (updated_at included).
-create or replace function api.previous_attributes(old_json text, new_json text) returns jsonb
+-- the API rendered them (updated_at included): a JSON object, in the document's field
+-- order, each old value the old document's bytes. json_each, not jsonb: it only splits
+-- the text (no tree built, nothing reordered), and comparing the two renderings' bytes is
+-- comparing their values — one renderer wrote both. Measured about 1.5x faster than the jsonb
+-- version it replaces (bench/RESULTS.md, "Write helpers").
+create or replace function api.previous_attributes(old_json text, new_json text) returns text
 language plpgsql immutable parallel safe as $$
-declare
-  v_new jsonb := new_json::jsonb;
 begin
-  return (select coalesce(jsonb_object_agg(o.key, o.value), '{}')
-            from jsonb_each(old_json::jsonb) o
-           where o.value is distinct from (v_new -> o.key));
+  return (select '{' || coalesce(string_agg(to_json(o.key)::text || ':' || o.value::text, ',' order by o.ordinality), '')
+                 || '}'
+            from json_each(old_json::json) with ordinality o
+            left join json_each(new_json::json) n on n.key = o.key
+           where n.value::text is distinct from o.value::text);
 end $$;
 
 -- An e-mail to a customer; the row carries the store's name and URL too, so it holds all
@@ -111,7 +115,7 @@ begin
   returning * into n;
   v_new := n.doc;
 
-  perform api.emit_event(p_store, 'order.fulfillment_updated', v_new::jsonb, api.previous_attributes(v_old, v_new));
+  perform api.emit_event(p_store, 'order.fulfillment_updated', v_new, api.previous_attributes(v_old, v_new));
   perform api.notify_customer(p_store, 'order_fulfillment_updated', n.customer_email,
     jsonb_build_object('order_id', n.id,
                        'order_number', n.order_number,
@@ -152,7 +156,7 @@ begin
   returning * into n;
   v_new := n.doc;
 
-  perform api.emit_event(p_store, 'booking.' || v_status, v_new::jsonb, api.previous_attributes(v_old, v_new));
+  perform api.emit_event(p_store, 'booking.' || v_status, v_new, api.previous_attributes(v_old, v_new));
   perform api.notify_customer(p_store, 'booking_' || v_status, n.customer_email,
     jsonb_build_object('booking_id', n.id,
                        'booking_date', to_char(n.booking_date, 'YYYY-MM-DD'),
@@ -194,7 +198,7 @@ language plpgsql volatile as $$
 declare
   v_new text := api.stored_product_json(p_store, p_product);
 begin
-  perform api.emit_event(p_store, 'product.updated', v_new::jsonb, api.previous_attributes(p_old_json, v_new));
+  perform api.emit_event(p_store, 'product.updated', v_new, api.previous_attributes(p_old_json, v_new));
   return v_new;
 end $$;
 

@@ -337,3 +337,42 @@ TEST_F(Idempotency, ReplayedBookingAndOrderWritesNotifyOnce) {
   EXPECT_EQ(env->count("select count(*) from notifications where data->>'order_id' = $1", order), 1);
   EXPECT_EQ(env->count("select count(*) from events where payload->'data'->'object'->>'id' = $1", order), 1);
 }
+
+// Issue 11: a write renders its resource once; the response, the event's data.object and
+// the stored answer a retry replays are those same bytes (not a re-serialisation of them).
+TEST_F(Idempotency, ResponseEventObjectAndReplayAreTheSameBytes) {
+  const auto same_bytes = [](const std::string& method, const std::string& path, const std::string& body,
+                             const std::string& key, const std::string& object_id) {
+    SCOPED_TRACE(path);
+    HttpResponse first = env->request(method, path, body, {{"Idempotency-Key", key}});
+    ASSERT_EQ(first.status, 200) << first.body;
+    EXPECT_EQ(env->value("select (payload->'data'->'object')::text from events"
+                         " where payload->'data'->'object'->>'id' = $1 order by created_at desc limit 1",
+                         object_id),
+              first.body);
+    HttpResponse replay = env->request(method, path, body, {{"Idempotency-Key", key}});
+    EXPECT_TRUE(replayed(replay));
+    EXPECT_EQ(replay.body, first.body);
+  };
+
+  const std::string order = env->value("select id from orders where store_id = $1 order by id offset 2 limit 1",
+                                       env->store().id);
+  env->exec("update orders set fulfillment_status = 'pending' where id = $1", order);
+  const std::string updated_before = env->value("select api.j_ts(updated_at) from orders where id = $1", order);
+  same_bytes("POST", "/v1/orders/" + order + "/fulfillment", R"({"fulfillment_status":"processing"})",
+             "same-bytes-order", order);
+  // What changed, in the document's field order, with the old document's bytes.
+  EXPECT_EQ(env->value("select (payload->'data'->'previous_attributes')::text from events"
+                       " where payload->'data'->'object'->>'id' = $1",
+                       order),
+            R"({"fulfillment_status":"pending","updated_at":)" + updated_before + "}");
+
+  const std::string booking = env->value("select id from bookings where store_id = $1 order by id offset 2 limit 1",
+                                         env->store().id);
+  env->exec("update bookings set status = 'pending' where id = $1", booking);
+  same_bytes("POST", "/v1/bookings/" + booking + "/accept", "", "same-bytes-booking", booking);
+
+  // PATCH of a variant answers with its product, the event's object.
+  same_bytes("PATCH", "/v1/products/" + product + "/variants/" + variant, R"({"price":"987.65"})",
+             "same-bytes-variant", product);
+}

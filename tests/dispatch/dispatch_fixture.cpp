@@ -94,7 +94,7 @@ std::string DispatchTest::emit(const std::string& type, const std::string& objec
                                const std::string& previous_json) {
   auto conn = db_->connect();
   pqxx::work work(*conn);
-  std::string id = work.exec_params1("select api.emit_event($1, $2, $3::jsonb, $4::jsonb)", store_.id, type,
+  std::string id = work.exec_params1("select api.emit_event($1, $2, $3, $4)", store_.id, type,
                                      object_json, previous_json)[0].c_str();
   work.exec("select pg_notify(api.config('events_channel'), '')");  // as writers wake them
   work.commit();

@@ -129,7 +129,7 @@ TEST_F(Delivery, TwoDispatchersDeliverEveryEventExactlyOnce) {
     for (int batch = 0; batch < kEvents / 10; ++batch) {
       pqxx::work work(*conn);
       for (int i = 0; i < 10; ++i)
-        emitted.insert(event_name(work.exec_params1("select api.emit_event($1, 'product.updated', $2::jsonb)",
+        emitted.insert(event_name(work.exec_params1("select api.emit_event($1, 'product.updated', $2)",
                                                     store_.id, R"({"object":"product","n":)" +
                                                                    std::to_string(batch * 10 + i) + "}")[0]
                                       .c_str()));
