@@ -21,7 +21,7 @@ language sql immutable parallel safe as $$
           json_build_object('code', code, 'param', param)::text)::api.write_result
 $$;
 
--- DESIGN §2's fulfillment transitions; anything else is 409 invalid_state_transition.
+-- docs/DESIGN.md §2's fulfillment transitions; anything else is 409 invalid_state_transition.
 create or replace function api.fulfillment_allows(from_status text, to_status text) returns boolean
 language sql immutable parallel safe as $$
   select case from_status

@@ -8,7 +8,7 @@
 -- parses and plans it on every statement), now_new sql/functions/05_clock.sql's. run_ev
 -- inserts an event payload around a 1.6 KB document as the old api.emit_event did (jsonb:
 -- the document parsed, a check parsing it again, pglz) and as the new one does
--- (concatenated text into a json column, storage external). run_prev: api.previous_attributes
+-- (concatenated text into a json column). run_prev: api.previous_attributes
 -- with jsonb (old) and with json_each (new, sql/functions/40_writes.sql).
 drop schema if exists m cascade; create schema m;
 create function m.now_old() returns timestamptz language sql stable parallel safe as $$
@@ -19,7 +19,7 @@ create function m.now_new() returns timestamptz language sql stable parallel saf
   select date_trunc('milliseconds', now() + interval '999 microseconds') $$;
 create table m.t (a timestamptz, b timestamptz);
 create table m.ej (p jsonb not null check (jsonb_typeof(p) = 'object'));
-create table m.et (p json not null); alter table m.et alter column p set storage external;
+create table m.et (p json not null);
 -- a ~2 KB product-like document
 create table m.doc as select '{"id":"' || gen_random_uuid() || '","object":"product","name":"Stoneware Mug","variants":[' ||
   string_agg('{"id":"' || gen_random_uuid() || '","object":"variant","title":"Variant ' || i || '","price":"12.50","stock":' || i || ',"sku":"SKU-' || i || '"}', ',') || '],"updated_at":"2026-11-21T20:39:02.123Z"}' as d
