@@ -209,14 +209,14 @@ runtime::task<void> Application::handle_v1(const http::Request& req, http::Respo
     case RouteId::bookings_cancel: co_await post_booking_cancel(ctx); break;
     case RouteId::variant_update: co_await patch_variant(ctx); break;
     case RouteId::variant_stock: co_await post_variant_stock(ctx); break;
-    case RouteId::orders_list: co_await list_orders(ctx); break;
-    case RouteId::orders_get: co_await get_order(ctx); break;
-    case RouteId::bookings_list: co_await list_bookings(ctx); break;
-    case RouteId::bookings_get: co_await get_booking(ctx); break;
-    case RouteId::products_list: co_await list_products(ctx); break;
-    case RouteId::products_get: co_await get_product(ctx); break;
-    case RouteId::customers_list: co_await list_customers(ctx); break;
-    case RouteId::customers_get: co_await get_customer(ctx); break;
+    case RouteId::orders_list: co_await order_reads().list(ctx); break;
+    case RouteId::orders_get: co_await order_reads().get(ctx); break;
+    case RouteId::bookings_list: co_await booking_reads().list(ctx); break;
+    case RouteId::bookings_get: co_await booking_reads().get(ctx); break;
+    case RouteId::products_list: co_await product_reads().list(ctx); break;
+    case RouteId::products_get: co_await product_reads().get(ctx); break;
+    case RouteId::customers_list: co_await customer_reads().list(ctx); break;
+    case RouteId::customers_get: co_await customer_reads().get(ctx); break;
     // Answered before authentication (handle_keyless); listed so that a new route without
     // its endpoint here fails the build (-Wswitch).
     case RouteId::healthz:

@@ -30,8 +30,9 @@ std::span<const db::Statement> statements() {
         db::kReplayPosition,
         db::kWalInsertPosition,
     };
-    for (const ReadStatements* reads : {&order_reads(), &booking_reads(), &product_reads(), &customer_reads()}) {
-      list.insert(list.end(), reads->all().begin(), reads->all().end());
+    for (const ResourceReads* reads : {&order_reads(), &booking_reads(), &product_reads(), &customer_reads()}) {
+      const auto read_statements = reads->statements().all();
+      list.insert(list.end(), read_statements.begin(), read_statements.end());
     }
     return list;
   }();

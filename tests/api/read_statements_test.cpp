@@ -47,7 +47,7 @@ TEST(ReadStatements, NamesAreUniqueAndEachListHasItsPaths) {
     EXPECT_TRUE(names.count(name)) << name;
   }
   EXPECT_FALSE(names.count("bookings_sync_asc"));  // bookings take no updated bounds
-  EXPECT_THROW(booking_reads().statement(PagePath::sync, true), std::logic_error);
+  EXPECT_THROW(booking_reads().statements().statement(PagePath::sync, true), std::logic_error);
 }
 
 // Reads render nothing: by id and every page return the stored document.
@@ -61,6 +61,6 @@ TEST(ReadStatements, EveryReadReturnsTheStoredDocument) {
     EXPECT_EQ(sql.rfind("select r.doc", 0) == 0 || sql.find(") select r.doc, ") != std::string::npos, true) << name;
     EXPECT_EQ(sql.find("_json("), std::string::npos) << name;
   }
-  EXPECT_EQ(std::string(order_reads().by_id().sql), "select r.doc from orders r where r.store_id = $1 and r.id = $2");
-  EXPECT_EQ(order_reads().by_id().param_count, 2);
+  EXPECT_EQ(std::string(order_reads().statements().by_id().sql), "select r.doc from orders r where r.store_id = $1 and r.id = $2");
+  EXPECT_EQ(order_reads().statements().by_id().param_count, 2);
 }

@@ -1,0 +1,12 @@
+#include "api/resource_reads.hpp"
+
+#include "api/page.hpp"
+#include "api/record.hpp"
+
+namespace storeapi::api {
+
+runtime::task<void> ResourceReads::list(Context& ctx) const { return serve_list(ctx, spec_, statements_); }
+
+runtime::task<void> ResourceReads::get(Context& ctx) const { return serve_record(ctx, statements_.by_id()); }
+
+}  // namespace storeapi::api
