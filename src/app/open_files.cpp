@@ -16,12 +16,16 @@ constexpr std::size_t kCoreReserve = 5;
 
 }  // namespace
 
-std::size_t reserved_descriptors(unsigned threads, unsigned db_conns_per_thread) noexcept {
-  return kProcessReserve + std::size_t{threads} * (kCoreReserve + db_conns_per_thread);
+std::size_t database_connections_per_core(const Config& config) noexcept {
+  return std::size_t{config.db_conns_per_thread} + config.replica_urls.size();
 }
 
-std::size_t connections_within(std::size_t open_files, unsigned threads, unsigned db_conns_per_thread) noexcept {
-  std::size_t reserved = reserved_descriptors(threads, db_conns_per_thread);
+std::size_t reserved_descriptors(unsigned threads, std::size_t db_connections_per_core) noexcept {
+  return kProcessReserve + std::size_t{threads} * (kCoreReserve + db_connections_per_core);
+}
+
+std::size_t connections_within(std::size_t open_files, unsigned threads, std::size_t db_connections_per_core) noexcept {
+  std::size_t reserved = reserved_descriptors(threads, db_connections_per_core);
   return open_files > reserved ? open_files - reserved : 0;
 }
 
@@ -34,11 +38,12 @@ std::optional<std::string> fit_open_file_limit(Config& config, std::string& noti
   }
   // RLIM_INFINITY is the largest rlim_t: it honours every cap.
   std::size_t open_files = static_cast<std::size_t>(std::min<rlim_t>(files.rlim_cur, SIZE_MAX));
-  std::size_t fits = connections_within(open_files, config.threads, config.db_conns_per_thread);
+  const std::size_t db_connections = database_connections_per_core(config);
+  std::size_t fits = connections_within(open_files, config.threads, db_connections);
   if (config.max_connections <= fits) return std::nullopt;
   std::string why = "the open-file limit is " + std::to_string(open_files) + " (hard limit " +
                     (files.rlim_max == RLIM_INFINITY ? std::string("unlimited") : std::to_string(files.rlim_max)) +
-                    "), and " + std::to_string(reserved_descriptors(config.threads, config.db_conns_per_thread)) +
+                    "), and " + std::to_string(reserved_descriptors(config.threads, db_connections)) +
                     " descriptors are needed besides connections";
   if (fits == 0)
     return "no connection fits: " + why + "; raise the hard limit (ulimit -Hn) or use fewer threads";

@@ -11,14 +11,18 @@
 
 namespace storeapi::app {
 
+// A core's database connections: its pool's, plus one per standby of
+// STOREAPI_REPLICA_URLS (db/standbys.cpp opens one connection per standby per core).
+std::size_t database_connections_per_core(const Config& config) noexcept;
+
 // Descriptors the process needs besides its client connections: stdio, the LISTEN
 // connection and slack for a few transient ones, and per core its listener, io_uring,
 // wake-up eventfd, database connections, Redis connection (fleet mode) and the one
 // accepted to be refused past the cap.
-std::size_t reserved_descriptors(unsigned threads, unsigned db_conns_per_thread) noexcept;
+std::size_t reserved_descriptors(unsigned threads, std::size_t db_connections_per_core) noexcept;
 
 // The largest connection cap that `open_files` descriptors can honour (0 if none).
-std::size_t connections_within(std::size_t open_files, unsigned threads, unsigned db_conns_per_thread) noexcept;
+std::size_t connections_within(std::size_t open_files, unsigned threads, std::size_t db_connections_per_core) noexcept;
 
 // Raises RLIMIT_NOFILE's soft limit to the hard limit, then checks the cap against it.
 // An explicitly configured cap that does not fit is an error (returned, one line); the

@@ -13,6 +13,14 @@ TEST(OpenFiles, EachCoreReservesItsOwnDescriptorsAndDatabaseConnections) {
   EXPECT_EQ(reserved_descriptors(1, 5) - reserved_descriptors(1, 2), 3u);  // one per database connection
 }
 
+TEST(OpenFiles, EveryStandbyIsOneMoreDatabaseConnectionPerCore) {
+  Config config;
+  config.db_conns_per_thread = 2;
+  EXPECT_EQ(database_connections_per_core(config), 2u);
+  config.replica_urls = {"postgresql://standby-1/store", "postgresql://standby-2/store"};
+  EXPECT_EQ(database_connections_per_core(config), 4u);
+}
+
 TEST(OpenFiles, ConnectionsGetWhatIsLeftAfterTheReserve) {
   std::size_t reserved = reserved_descriptors(2, 2);
   EXPECT_EQ(connections_within(20'000, 2, 2), 20'000 - reserved);
