@@ -3,17 +3,26 @@
 -- changed signature needs its old one dropped in a numbered migration first.
 
 
--- Waking the dispatchers: NOTIFY storeapi_events. Outbox writers call it after their
--- rows committed, from a transaction of its own that need not wait for the disk: a NOTIFY
--- inside a write takes a cluster-wide lock at commit and serialised the server's writes
--- (2.7x slower stock adjustments). Low-rate writers (the admin tool) may instead call
+-- Waking the dispatchers: NOTIFY storeapi_events, once outbox rows committed. A NOTIFY
+-- in a transaction takes a database-wide lock at its commit, so the server's writes do
+-- not all notify (that serialised them: 2.7x slower stock adjustments): on each core at
+-- most one write per 25 ms carries it, in its own transaction (api.notify_dispatchers,
+-- the statement before the write's), and the core sends api.wake_dispatchers, a
+-- transaction of its own that need not wait for the disk, only when no write came to
+-- carry it (src/api/dispatcher_wake.hpp). Low-rate writers (the admin tool) may call
 -- pg_notify in their own transaction. Without a wake-up nothing is lost: dispatchers
 -- also poll.
+create or replace function api.notify_dispatchers() returns void
+language plpgsql volatile as $$
+begin
+  perform pg_notify(api.config('events_channel'), '');
+end $$;
+
 create or replace function api.wake_dispatchers() returns void
 language plpgsql volatile as $$
 begin
   perform set_config('synchronous_commit', 'off', true);
-  perform pg_notify(api.config('events_channel'), '');
+  perform api.notify_dispatchers();
 end $$;
 
 -- The trace id of the request writing (32 lowercase hex, or null): kept for the rest of
