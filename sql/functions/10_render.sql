@@ -262,12 +262,15 @@ begin
   return new;
 end $$;
 
--- A product's update that sets its document to a new value keeps it: api.variant_changed
--- brings the document up to date itself when that is cheaper than rendering (below).
+-- api.variant_changed (below) may bring the document up to date itself, where that is
+-- cheaper than rendering: its update's new document is kept. It says so in a setting
+-- of its transaction around that one update, so any other update — `doc` set by hand
+-- included — is rendered as always.
 create or replace function api.render_product_doc() returns trigger
 language plpgsql as $$
 begin
-  if tg_op = 'UPDATE' and new.doc is distinct from old.doc and new.doc is not null then
+  if tg_op = 'UPDATE' and new.doc is not null and new.doc is distinct from old.doc
+     and current_setting('storeapi.product_doc_by', true) = 'variant_changed' then
     return new;
   end if;
   new.doc := api.product_json(new);
@@ -327,11 +330,13 @@ begin
          is not distinct from
          (old.store_id, old.product_id, old.price, old.discount_type, old.discount_value, old.position, old.deleted_at)
   then
+    perform set_config('storeapi.product_doc_by', 'variant_changed', true);
     update products p
        set updated_at = api.now_ms(),
            doc = api.product_doc_with_variant(p.doc, p.updated_at, api.now_ms(), api.variant_json(old),
                                               api.variant_json(new))
      where store_id = old.store_id and id = old.product_id;
+    perform set_config('storeapi.product_doc_by', '', true);
   else
     update products set updated_at = api.now_ms() where store_id = old.store_id and id = old.product_id;
   end if;
