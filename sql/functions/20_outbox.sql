@@ -41,7 +41,7 @@ language sql stable as $$
 $$;
 
 -- The outbox row of a write's event, in docs/DESIGN.md's payload shape. Call it inside the
--- write's transaction; wake the dispatchers after the commit (api.wake_dispatchers).
+-- write's transaction; wake the dispatchers with the commit or after it (above).
 -- p_object is the resource's rendered document, the write's response, and
 -- p_previous_attributes a JSON object as text (api.previous_attributes): the payload is
 -- concatenated around them, so data.object carries the response's bytes (events.payload is
@@ -66,7 +66,7 @@ begin
 end $$;
 
 -- An e-mail to a customer or the store owner (templates and their data: docs/DECISIONS.md).
--- p_locale null = the store's locale. Wake the dispatchers after the commit.
+-- p_locale null = the store's locale. Wake the dispatchers with the commit or after it (above).
 create or replace function api.queue_notification(p_store uuid, p_kind text, p_template text,
                                        p_recipient text, p_data jsonb, p_locale text default null)
 returns uuid language plpgsql volatile as $$
