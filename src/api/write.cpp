@@ -76,7 +76,8 @@ void answer(Context& ctx, std::int64_t status, std::string_view body) {
 // transaction that would have stored the answer rolled back.
 runtime::task<void> finish(Context& ctx, db::Unit& unit, bool carries) {
   const db::Outcome outcome = co_await run_unit(ctx, unit);
-  const db::Result& written = unit.result(unit.size() - 1);
+  // The write's statement follows the NOTIFY, if any (run_unit may add statements after).
+  const db::Result& written = unit.result(carries ? 1 : 0);
   const bool keyed = read_idempotency_key(ctx.req).state == IdempotencyKey::State::valid;
   const bool answered = database_answered(ctx, outcome, written);
   const std::optional<KeyOutcome> taken =
