@@ -62,7 +62,8 @@ void answer(Context& ctx, std::int64_t status, std::string_view body) {
   std::optional<ErrorCode> code;
   if (!ctx.services.body_parser.parse(body, fields, v, texts)) code = parse_error_code(v[0].text);
   if (!code) {
-    std::fprintf(stderr, "storeapi: unreadable stored error: %.*s\n", static_cast<int>(body.size()), body.data());
+    std::fprintf(stderr, "storeapi: %.*s: unreadable stored error: %.*s\n", static_cast<int>(ctx.req.request_id.size()),
+                 ctx.req.request_id.data(), static_cast<int>(body.size()), body.data());
     return fail(ctx, ErrorCode::internal_error);
   }
   std::optional<std::string_view> param;
