@@ -30,10 +30,15 @@ class Wakeups : public DispatchTest {
     if (!postgres_->running()) postgres_->start();
   }
 
-  Settings settings_polling_rarely() const {
+  // A dispatcher polling every ten minutes, started and listening, with an endpoint
+  // that `receiver` serves.
+  std::unique_ptr<DispatcherProcess> listening_dispatcher(const WebhookReceiver& receiver) {
+    add_endpoint(receiver.url());
     Settings s = settings();
     s["STOREAPI_DISPATCH_POLL_MS"] = "600000";
-    return s;
+    auto dispatcher = std::make_unique<DispatcherProcess>(s);
+    EXPECT_TRUE(eventually([&] { return listening(*dispatcher) == 1; })) << dispatcher->stderr_text();
+    return dispatcher;
   }
 
   // storeapi_dispatch_listening, or -1 while /metrics cannot be read.
@@ -47,34 +52,30 @@ class Wakeups : public DispatchTest {
 
 TEST_F(Wakeups, ANotificationWakesItAtOnce) {
   WebhookReceiver receiver;
-  add_endpoint(receiver.url());
-  DispatcherProcess dispatcher(settings_polling_rarely());
-  ASSERT_TRUE(eventually([&] { return listening(dispatcher) == 1; })) << dispatcher.stderr_text();
+  auto dispatcher = listening_dispatcher(receiver);
   emit_order_event(4100);
-  ASSERT_TRUE(receiver.wait_for_count(1, 60s)) << dispatcher.stderr_text();
+  ASSERT_TRUE(receiver.wait_for_count(1, 60s)) << dispatcher->stderr_text();
   // Long after the wake-up of its connecting ("*"): only the notification can wake it.
   emit_order_event(4101);
-  ASSERT_TRUE(receiver.wait_for_count(2, 60s)) << dispatcher.stderr_text();
-  EXPECT_EQ(dispatcher.terminate(), 0);
+  ASSERT_TRUE(receiver.wait_for_count(2, 60s)) << dispatcher->stderr_text();
+  EXPECT_EQ(dispatcher->terminate(), 0);
 }
 
 TEST_F(Wakeups, ARestartedDatabaseStillWakesIt) {
   WebhookReceiver receiver;
-  add_endpoint(receiver.url());
-  DispatcherProcess dispatcher(settings_polling_rarely());
-  ASSERT_TRUE(eventually([&] { return listening(dispatcher) == 1; })) << dispatcher.stderr_text();
-  emit_order_event(4200);
-  ASSERT_TRUE(receiver.wait_for_count(1, 60s)) << dispatcher.stderr_text();
-
+  auto dispatcher = listening_dispatcher(receiver);
   postgres_->stop();
-  ASSERT_TRUE(eventually([&] { return listening(dispatcher) == 0; })) << dispatcher.stderr_text();
+  ASSERT_TRUE(eventually([&] { return listening(*dispatcher) == 0; })) << dispatcher->stderr_text();
   postgres_->start();
   // Listening again: its reconnection woke it (what was sent meanwhile is lost), and the
-  // pass that followed found the work connection dead and made it again.
-  ASSERT_TRUE(eventually([&] { return listening(dispatcher) == 1; }, 60s)) << dispatcher.stderr_text();
+  // pass that followed found the outbox connection dead and made it again.
+  ASSERT_TRUE(eventually([&] { return listening(*dispatcher) == 1; }, 60s)) << dispatcher->stderr_text();
+  emit_order_event(4200);
+  ASSERT_TRUE(receiver.wait_for_count(1, 60s)) << dispatcher->stderr_text();
+  // After the passes its reconnections made: only the notification can wake it.
   emit_order_event(4201);
-  ASSERT_TRUE(receiver.wait_for_count(2, 60s)) << dispatcher.stderr_text();
-  EXPECT_EQ(dispatcher.terminate(), 0);
+  ASSERT_TRUE(receiver.wait_for_count(2, 60s)) << dispatcher->stderr_text();
+  EXPECT_EQ(dispatcher->terminate(), 0);
 }
 
 }  // namespace
