@@ -324,19 +324,22 @@ end $$;
 -- (api.render_product_doc).
 create or replace function api.variant_changed() returns trigger
 language plpgsql as $$
+declare
+  -- set_config assigned, not PERFORMed: see "Calls for their effect" in 40_writes.sql.
+  setting text;
 begin
   if tg_op = 'UPDATE'
      and (new.store_id, new.product_id, new.price, new.discount_type, new.discount_value, new.position, new.deleted_at)
          is not distinct from
          (old.store_id, old.product_id, old.price, old.discount_type, old.discount_value, old.position, old.deleted_at)
   then
-    perform set_config('storeapi.product_doc_by', 'variant_changed', true);
+    setting := set_config('storeapi.product_doc_by', 'variant_changed', true);
     update products p
        set updated_at = api.now_ms(),
            doc = api.product_doc_with_variant(p.doc, p.updated_at, api.now_ms(), api.variant_json(old),
                                               api.variant_json(new))
      where store_id = old.store_id and id = old.product_id;
-    perform set_config('storeapi.product_doc_by', '', true);
+    setting := set_config('storeapi.product_doc_by', '', true);
   else
     update products set updated_at = api.now_ms() where store_id = old.store_id and id = old.product_id;
   end if;

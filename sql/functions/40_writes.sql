@@ -37,6 +37,14 @@ $$;
 
 
 ------------------------------------------------------------------------------------------
+-- Calls for their effect: a function whose result is not needed (an event's id, a
+-- setting's old value) is called by assigning its result to a variable, not by PERFORM.
+-- PERFORM runs its call as a query (SPI: a portal and an executor start-up each time);
+-- an assignment of a call without FROM is a plpgsql simple expression, evaluated without
+-- the executor. Executor start-up was 14 % of a keyed stock write's PostgreSQL time
+-- (bench/RESULTS.md, issue 11).
+
+------------------------------------------------------------------------------------------
 -- Outbox rows
 
 -- Helpers that run a query are plpgsql, not SQL: a SQL function that cannot be inlined
@@ -96,6 +104,7 @@ declare
   n orders;
   v_old text;
   v_new text;
+  v_event uuid;
 begin
   select * into o from orders where store_id = p_store and id = p_order for no key update;
   if not found then
@@ -115,7 +124,7 @@ begin
   returning * into n;
   v_new := n.doc;
 
-  perform api.emit_event(p_store, 'order.fulfillment_updated', v_new, api.previous_attributes(v_old, v_new));
+  v_event := api.emit_event(p_store, 'order.fulfillment_updated', v_new, api.previous_attributes(v_old, v_new));
   perform api.notify_customer(p_store, 'order_fulfillment_updated', n.customer_email,
     jsonb_build_object('order_id', n.id,
                        'order_number', n.order_number,
@@ -138,6 +147,7 @@ declare
   v_status text := case p_action when 'accept' then 'accepted' when 'cancel' then 'canceled' end;
   v_old text;
   v_new text;
+  v_event uuid;
 begin
   if v_status is null then
     raise exception 'api.change_booking: unknown action %', p_action;
@@ -156,7 +166,7 @@ begin
   returning * into n;
   v_new := n.doc;
 
-  perform api.emit_event(p_store, 'booking.' || v_status, v_new, api.previous_attributes(v_old, v_new));
+  v_event := api.emit_event(p_store, 'booking.' || v_status, v_new, api.previous_attributes(v_old, v_new));
   perform api.notify_customer(p_store, 'booking_' || v_status, n.customer_email,
     jsonb_build_object('booking_id', n.id,
                        'booking_date', to_char(n.booking_date, 'YYYY-MM-DD'),
@@ -197,8 +207,9 @@ create or replace function api.product_changed(p_store uuid, p_product uuid, p_o
 language plpgsql volatile as $$
 declare
   v_new text := api.stored_product_json(p_store, p_product);
+  v_event uuid;
 begin
-  perform api.emit_event(p_store, 'product.updated', v_new, api.previous_attributes(p_old_json, v_new));
+  v_event := api.emit_event(p_store, 'product.updated', v_new, api.previous_attributes(p_old_json, v_new));
   return v_new;
 end $$;
 
@@ -258,6 +269,7 @@ declare
   v variants;
   v_after bigint;
   v_old text;
+  v_new text;
 begin
   v := api.lock_variant(p_store, p_product, p_variant);
   if v.id is null then
@@ -288,7 +300,7 @@ begin
     update variants set stock = v_after, updated_at = api.now_ms()
      where store_id = p_store and id = p_variant
     returning * into v;
-    perform api.product_changed(p_store, p_product, v_old);
+    v_new := api.product_changed(p_store, p_product, v_old);
   end if;
   return (200, api.variant_json(v))::api.write_result;
 end $$;
