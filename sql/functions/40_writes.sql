@@ -268,6 +268,7 @@ language plpgsql volatile as $$
 declare
   v variants;
   v_after bigint;
+  v_json text;
   v_old text;
   v_new text;
 begin
@@ -291,16 +292,24 @@ begin
     v_after := p_quantity;
   end if;
 
-  insert into stock_movements (store_id, variant_id, product_id, mode, quantity, delta, before, after, note,
-                               source, api_key_id)
-  values (p_store, p_variant, p_product, p_mode, p_quantity, v_after - coalesce(v.stock, 0), v.stock, v_after,
-          p_note, 'api', p_api_key);
-  if v.stock is distinct from v_after then
-    v_old := api.stored_product_json(p_store, p_product);
-    update variants set stock = v_after, updated_at = api.now_ms()
-     where store_id = p_store and id = p_variant
-    returning * into v;
-    v_new := api.product_changed(p_store, p_product, v_old);
+  -- One statement for the history row and the variant's change (each statement of a
+  -- plpgsql function is an executor start-up of its own). The history row is written
+  -- whatever the update does; the update runs only for a real change. Its RETURNING
+  -- gives the variant's new rendering and the product's document as it was: the
+  -- statement's snapshot, and api.variant_changed moves the product after the statement.
+  with movement as (
+    insert into stock_movements (store_id, variant_id, product_id, mode, quantity, delta, before, after, note,
+                                 source, api_key_id)
+    values (p_store, p_variant, p_product, p_mode, p_quantity, v_after - coalesce(v.stock, 0), v.stock, v_after,
+            p_note, 'api', p_api_key)
+  )
+  update variants set stock = v_after, updated_at = api.now_ms()
+   where store_id = p_store and id = p_variant and v.stock is distinct from v_after
+  returning api.variant_json(variants), (select p.doc from products p where p.store_id = p_store and p.id = p_product)
+       into v_json, v_old;
+  if not found then
+    return (200, api.variant_json(v))::api.write_result;
   end if;
-  return (200, api.variant_json(v))::api.write_result;
+  v_new := api.product_changed(p_store, p_product, v_old);
+  return (200, v_json)::api.write_result;
 end $$;
