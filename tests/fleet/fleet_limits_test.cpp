@@ -143,7 +143,7 @@ TEST_F(Fleet, WithoutRedisEachNodeKeepsItsOwnLimitAndLogsTheOutageOnce) {
   // Both cores of both nodes reconnect on their own backoff; then the shared bucket counts.
   EXPECT_TRUE(eventually([&] {
     get_on(node_a(), "/v1/store", bearer(key.key));
-    return redis_.command("EXISTS storeapi:rate:" + store.id) == ":1";
+    return redis_.command("EXISTS storeapi:{" + store.id + "}:rate") == ":1";
   }));
   EXPECT_EQ(occurrences(node_a().stderr_text(), "unreachable"), 1u) << node_a().stderr_text();
 }

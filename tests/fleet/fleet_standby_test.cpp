@@ -151,16 +151,16 @@ TEST_F(FleetStandby, AWriteOnOneNodeIsNeverMissedByAReadOnTheOther) {
   EXPECT_GT(standby_reads(node_b()), before);
 }
 
-// With standbys the rate-limit script also returns the store's write position: a store
+// With standbys the fleet batch script also returns the store's write position: a store
 // with none recorded yet still draws from the fleet's bucket (not each node's own), its
 // first read records the primary's position, and each write raises it.
 TEST_F(FleetStandby, PositionsLiveInRedisBesideTheBucket) {
   auto store = db_.create_store("pro");  // 60 a minute
   auto key = create_key(store.id);
-  const std::string position_key = "storeapi:lsn:" + store.id;
+  const std::string position_key = "storeapi:{" + store.id + "}:lsn";
   HttpResponse first = get_on(node_a(), "/v1/store", bearer(key.key));
   ASSERT_EQ(first.status, 200);
-  EXPECT_EQ(redis_.command("EXISTS storeapi:rate:" + store.id), ":1");
+  EXPECT_EQ(redis_.command("EXISTS storeapi:{" + store.id + "}:rate"), ":1");
   EXPECT_EQ(redis_.command("EXISTS " + position_key), ":0");
   HttpResponse second = get_on(node_b(), "/v1/customers", bearer(key.key));
   ASSERT_EQ(second.status, 200) << second.body;
