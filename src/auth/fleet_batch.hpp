@@ -4,7 +4,8 @@
 // or records a write position during one reactor iteration queues its entry here and
 // waits; when the iteration's completions have all been handled (runtime::IterationEnd)
 // the core sends ONE EVALSHA carrying every entry, and the reply resumes each waiter with
-// its own element. Redis decides the entries one by one, in the order they were queued,
+// its own element. At most one call per core is in flight: entries queued meanwhile
+// leave together once its reply is in. Redis decides the entries one by one, in the order they were queued,
 // exactly as separate calls would (the same GCRA as RateBucket, on Redis's clock).
 // docs/DECISIONS.md "Rate limits in Redis".
 #include <coroutine>
@@ -87,6 +88,7 @@ class FleetBatch {
   Hook hook_;
   runtime::Reactor* reactor_ = nullptr;  // where hook_ is queued, once it was
   std::unique_ptr<Batch> filling_;
+  bool in_flight_ = false;  // a call was sent and its reply has not come yet
   std::unique_ptr<Batch> spare_;  // a sent batch, kept for its buffers
 };
 

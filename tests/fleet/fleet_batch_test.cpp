@@ -1,5 +1,6 @@
 // auth::FleetBatch against a real Redis (a redis-server of the test's own): the entries
-// queued during one loop iteration leave as ONE script call, are decided one by one in
+// queued during one loop iteration (or while the core's previous call was in flight)
+// leave as ONE script call, are decided one by one in
 // order exactly as the node's own bucket decides a run of requests at one instant, and
 // every waiter is resumed with its own answer — or, when Redis fails, with none (the
 // caller falls back). A waiter whose frame goes away before the reply is never resumed.
@@ -114,6 +115,28 @@ TEST_F(FleetBatchTest, ManyRequestsOfOneStoreInOneCallDecideLikeTheNodesOwnBucke
       EXPECT_TRUE(answers[last_allowed] && answers[last_allowed]->rate.allowed);
       EXPECT_TRUE(answers[last_allowed + 1] && !answers[last_allowed + 1]->rate.allowed);
     }
+  });
+}
+
+// One call in flight per core: what queues while Redis works on it leaves together, in one
+// call, once its reply is in (the busier the core, the fuller the calls).
+TEST_F(FleetBatchTest, EntriesQueuedWhileACallIsInFlightLeaveTogetherAfterIt) {
+  on_core<void>(false, 5'000ms, [&]() -> runtime::task<void> {
+    const long calls_before = evalsha_calls(redis_);
+    redis_.freeze();  // the first call stays in flight until thawed
+    int answered = 0;
+    auto one = [&]() -> runtime::task<void> {
+      if (co_await batch_->admit(kStore, 60)) ++answered;
+    };
+    runtime::spawn(one());
+    co_await runtime::sleep_for(1ms);  // an iteration ends: the first call leaves
+    for (int i = 0; i < 5; ++i) {
+      runtime::spawn(one());
+      co_await runtime::sleep_for(1ms);  // each in an iteration of its own
+    }
+    redis_.thaw();
+    while (answered < 6) co_await runtime::sleep_for(1ms);
+    EXPECT_EQ(evalsha_calls(redis_) - calls_before, 2);
   });
 }
 
