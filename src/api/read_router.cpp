@@ -40,18 +40,26 @@ std::optional<std::uint64_t> ReadRouter::known_position(const auth::Caller& call
 
 void ReadRouter::ask_position(db::Unit& unit) { unit.sync().add(db::kWalInsertPosition, {}); }
 
-runtime::task<void> ReadRouter::record(db::Unit& unit, std::string_view store) {
+runtime::task<std::optional<std::uint64_t>> ReadRouter::record(db::Unit& unit, std::string_view store) {
   const db::Result& r = unit.result(unit.size() - 1);
   const std::optional<std::uint64_t> position =
       r.ok() && r.rows() == 1 && !r.is_null(0, 0) ? db::parse_lsn(r.text(0, 0)) : std::nullopt;
-  if (!position) co_return;
+  if (!position) co_return std::nullopt;
   if (!fleet_) {
     local_->raise(store, *position);
-    co_return;
+    co_return std::nullopt;
   }
-  // Unanswered (Redis unreachable): docs/DECISIONS.md "Reads from standbys" says what
-  // that costs.
-  co_await fleet_->record_position(store, *position);
+  if (co_await fleet_->record_position(store, *position)) co_return std::nullopt;
+  co_return position;
+}
+
+runtime::task<void> ReadRouter::record_write(db::Unit& unit, std::string_view store) {
+  const std::optional<std::uint64_t> unrecorded = co_await record(unit, store);
+  // Redis did not take it (unreachable from this node, perhaps not from the others, whose
+  // reads would then trust an older position): the answer waits until every standby has
+  // replayed the write, so that no standby can show what it overwrote. docs/DECISIONS.md
+  // "Reads from standbys".
+  if (unrecorded) co_await standbys_->wait_replayed_everywhere(*unrecorded, kUnrecordedWriteWait);
 }
 
 runtime::task<db::Outcome> ReadRouter::read(db::Unit& unit, const auth::Caller& caller) {
@@ -81,7 +89,7 @@ runtime::task<db::Outcome> ReadRouter::write(db::Unit& unit, const auth::Caller&
   if (!standbys_) co_return co_await primary_.run(unit);
   ask_position(unit);
   const db::Outcome outcome = co_await primary_.run(unit);
-  if (outcome == db::Outcome::done) co_await record(unit, caller.store());
+  if (outcome == db::Outcome::done) co_await record_write(unit, caller.store());
   co_return outcome;
 }
 
@@ -89,7 +97,7 @@ runtime::task<void> ReadRouter::written_elsewhere(std::string store) {
   if (!standbys_) co_return;
   db::Unit unit;
   unit.add(db::kWalInsertPosition, {});
-  if (co_await primary_.run(unit) == db::Outcome::done) co_await record(unit, store);
+  if (co_await primary_.run(unit) == db::Outcome::done) co_await record_write(unit, store);
 }
 
 }  // namespace storeapi::api

@@ -8,6 +8,7 @@
 // position, else to the primary; a store with no recorded position reads from the
 // primary, which records the primary's position after that read, so the store's next
 // reads can leave it. A read that fails on a standby runs again on the primary.
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -23,6 +24,11 @@
 #include "runtime/task.hpp"
 
 namespace storeapi::api {
+
+// How long a write whose position Redis did not take waits for every standby to replay
+// it: the time after which a standby that has not answered its polls stops being used
+// (db/standbys.cpp), so a wait longer than that would protect nothing more.
+inline constexpr std::chrono::milliseconds kUnrecordedWriteWait{1'000};
 
 class ReadRouter {
  public:
@@ -43,8 +49,12 @@ class ReadRouter {
   std::optional<std::uint64_t> known_position(const auth::Caller& caller) const;
   // Appends the insert-position query after the unit's last Sync.
   static void ask_position(db::Unit& unit);
-  // Records the position the unit's last statement gave, when it gave one.
-  runtime::task<void> record(db::Unit& unit, std::string_view store);
+  // Records the position the unit's last statement gave, when it gave one. Returns it
+  // when Redis did not take it, else nullopt.
+  runtime::task<std::optional<std::uint64_t>> record(db::Unit& unit, std::string_view store);
+  // record() for a write: one whose position Redis did not take waits (bounded) until
+  // every standby has replayed it before the answer leaves.
+  runtime::task<void> record_write(db::Unit& unit, std::string_view store);
 
   db::Pool& primary_;
   db::Standbys* standbys_;
