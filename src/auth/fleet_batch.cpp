@@ -10,81 +10,58 @@
 
 namespace storeapi::auth {
 
-// admit() is RateBucket::acquire (auth/rate_limiter.cpp) in Lua, in microseconds of
-// Redis's TIME, read once: the batch is decided at one instant, entry after entry. Lua
-// numbers are doubles: microsecond timestamps (~2^51) stay exact, and the state is written
-// with %d because tostring() would round it to 14 digits. A bucket expires once it is
-// full again, so idle stores cost Redis nothing. Positions are fixed-width hex text, so
-// comparing them as strings compares the positions.
+// admit() is the bucket's side of RateBucket::acquire (auth/rate_limiter.cpp) for a run of
+// `count` requests at one instant, in microseconds of Redis's TIME, read once per call:
+// the first floor((window - offset) / interval) of them fit (at most `count`), and the
+// bucket moves on by one interval for each. The decisions themselves are worked out by
+// each waiter from the offset returned (decision_in_run), so Redis does one GET and at
+// most one SET per store per call however many requests it carries. Lua numbers are
+// doubles: microsecond timestamps (~2^51) stay exact, and the state is written with %d
+// because tostring() would round it to 14 digits. A bucket expires once it is full again,
+// so idle stores cost Redis nothing. Positions are fixed-width hex text, so comparing them
+// as strings compares the positions.
 const char* const kFleetBatchScript = R"lua(
 local clock = redis.call('TIME')
 local now = tonumber(clock[1]) * 1000000 + tonumber(clock[2])
 
--- Each key is read at most once and each bucket written once per call: the entries of
--- one store decide against the state the previous entry left (in `tats`), and only the
--- last state is stored. Redis's cost is in its calls, not in the arithmetic between them.
-local tats, written, positions = {}, {}, {}
-
-local function position_of(position_key)
-  local position = positions[position_key]
-  if position == nil then
-    position = redis.call('GET', position_key)  -- false when none is recorded
-    positions[position_key] = position
-  end
-  return position
-end
-
-local function admit(bucket, position_key, limit)
+local function admit(bucket, position_key, limit, count)
   local per_minute = math.max(tonumber(limit), 1)
   local interval = math.floor(60000000 / per_minute)
   local window = interval * per_minute
-  local tat = tats[bucket]
-  if tat == nil then tat = tonumber(redis.call('GET', bucket) or 0) end
-  tats[bucket] = tat
-  local start = math.max(tat, now)
-  local next = start + interval
-  if next - now > window then
-    return {0, 0, math.ceil((start - now) / 1000000), math.max(1, math.ceil((next - now - window) / 1000000))}
+  local offset = math.max(tonumber(redis.call('GET', bucket) or 0) - now, 0)
+  local allowed = math.min(tonumber(count), math.max(math.floor((window - offset) / interval), 0))
+  if allowed > 0 then
+    local ahead = offset + allowed * interval
+    redis.call('SET', bucket, string.format('%d', now + ahead), 'PX', math.ceil(ahead / 1000) + 1)
   end
-  tats[bucket] = next
-  if not written[bucket] then
-    written[bucket] = true
-    written[#written + 1] = bucket
-  end
-  -- No position wanted, or none recorded: nil, which ends the array after four elements
-  -- (a fifth, null element would be sent otherwise).
-  local position = position_key and position_of(position_key) or nil
-  return {1, math.floor((window - (next - now)) / interval), math.ceil((next - now) / 1000000), 0, position}
+  -- No position wanted, or none recorded (GET gives false): nil, which ends the array
+  -- after one element.
+  local position = position_key and redis.call('GET', position_key) or nil
+  return {offset, position}
 end
 
 local function record(position_key, position)
-  local stored = position_of(position_key)
-  if not stored or stored < position then
-    redis.call('SET', position_key, position)
-    positions[position_key] = position
-  end
+  local stored = redis.call('GET', position_key)
+  if not stored or stored < position then redis.call('SET', position_key, position) end
   return 1
 end
 
-local replies, k = {}, 1
-for a = 1, #ARGV, 2 do
-  local kind, value = ARGV[a], ARGV[a + 1]
-  if kind == 'R' then
-    replies[#replies + 1] = record(KEYS[k], value)
-    k = k + 1
-  elseif kind == 'P' then
-    replies[#replies + 1] = admit(KEYS[k], KEYS[k + 1], value)
-    k = k + 2
-  else
-    replies[#replies + 1] = admit(KEYS[k], nil, value)
-    k = k + 1
+-- Records first: an admission sees every position recorded in the same call.
+local replies = {}
+local function run(records)
+  local k = 1
+  for a = 1, #ARGV, 3 do
+    local kind, value, count = ARGV[a], ARGV[a + 1], ARGV[a + 2]
+    if kind == 'R' and records then
+      replies[(a + 2) / 3] = record(KEYS[k], value)
+    elseif kind ~= 'R' and not records then
+      replies[(a + 2) / 3] = admit(KEYS[k], kind == 'P' and KEYS[k + 1] or nil, value, count)
+    end
+    k = k + (kind == 'P' and 2 or 1)
   end
 end
--- The bucket expires once it is full again.
-for _, bucket in ipairs(written) do
-  local tat = tats[bucket]
-  redis.call('SET', bucket, string.format('%d', tat), 'PX', math.ceil((tat - now) / 1000) + 1)
-end
+run(true)
+run(false)
 return replies
 )lua";
 
@@ -94,31 +71,53 @@ void append_key(std::string& out, FleetKey key, std::string_view store_id) {
   out += key == FleetKey::rate ? "}:rate" : "}:lsn";
 }
 
-std::optional<FleetAdmission> admission_from_reply(const redisReply& reply, std::int64_t per_minute) {
-  if (reply.type != REDIS_REPLY_ARRAY || (reply.elements != 4 && reply.elements != 5)) return std::nullopt;
-  for (std::size_t i = 0; i < 4; ++i)
-    if (reply.element[i]->type != REDIS_REPLY_INTEGER) return std::nullopt;
-  const bool allowed = reply.element[0]->integer == 1;
-  FleetAdmission admission{RateDecision{allowed, std::max<std::int64_t>(per_minute, 1), reply.element[1]->integer,
-                                        reply.element[2]->integer, reply.element[3]->integer},
-                           std::nullopt};
-  if (reply.elements == 5 && reply.element[4]->type != REDIS_REPLY_NIL) {
-    const redisReply& position = *reply.element[4];
-    if (position.type != REDIS_REPLY_STRING) return std::nullopt;
-    admission.last_write_lsn = db::parse_fixed_width_lsn({position.str, position.len});
-    if (!admission.last_write_lsn) return std::nullopt;
-  }
-  return admission;
+namespace {
+
+constexpr std::int64_t kMicrosPerSecond = 1'000'000;
+constexpr std::int64_t kMicrosPerMinute = 60 * kMicrosPerSecond;
+
+std::int64_t ceil_seconds(std::int64_t micros) {
+  return micros <= 0 ? 0 : (micros + kMicrosPerSecond - 1) / kMicrosPerSecond;
 }
 
-// One waiting request's entry, in its coroutine frame. A frame destroyed while it waits
-// (its task destroyed) takes its entry out of the batch, so the reply never resumes a
-// frame that is gone.
+}  // namespace
+
+RateDecision decision_in_run(std::int64_t offset_us, std::int64_t per_minute, std::int64_t nth) noexcept {
+  per_minute = std::max<std::int64_t>(per_minute, 1);
+  const std::int64_t interval = kMicrosPerMinute / per_minute;
+  const std::int64_t window = interval * per_minute;
+  // How many of the run fit, up to this one: the script's `allowed`.
+  const std::int64_t fit = std::min(nth + 1, offset_us >= window ? 0 : (window - offset_us) / interval);
+  if (nth < fit) {
+    const std::int64_t ahead = offset_us + (nth + 1) * interval;  // the bucket after this one
+    return {true, per_minute, (window - ahead) / interval, ceil_seconds(ahead), 0};
+  }
+  // Refused, like every one after the last that fit: the bucket stays where they left it.
+  const std::int64_t start = offset_us + fit * interval;
+  return {false, per_minute, 0, ceil_seconds(start), std::max<std::int64_t>(1, ceil_seconds(start + interval - window))};
+}
+
+std::optional<RunStart> run_start_from_reply(const redisReply& reply) {
+  if (reply.type != REDIS_REPLY_ARRAY || reply.elements < 1 || reply.elements > 2) return std::nullopt;
+  if (reply.element[0]->type != REDIS_REPLY_INTEGER || reply.element[0]->integer < 0) return std::nullopt;
+  RunStart start{reply.element[0]->integer, std::nullopt};
+  if (reply.elements == 2) {
+    const redisReply& position = *reply.element[1];
+    if (position.type != REDIS_REPLY_STRING) return std::nullopt;
+    start.last_write_lsn = db::parse_fixed_width_lsn({position.str, position.len});
+    if (!start.last_write_lsn) return std::nullopt;
+  }
+  return start;
+}
+
+// One waiting request, in its coroutine frame. A frame destroyed while it waits (its task
+// destroyed) takes itself out of the batch, so the reply never resumes a frame that is
+// gone (its request still counts in its entry, as it would have had it finished).
 struct FleetBatch::Call {
-  bool records = false;
-  std::int64_t per_minute = 0;  // an admission's limit, to read its reply element
-  Batch* batch = nullptr;       // while queued or sent
-  std::size_t index = 0;
+  Batch* batch = nullptr;  // while queued or sent
+  std::size_t index = 0;   // in batch->calls
+  std::size_t entry = 0;   // in batch->entries
+  std::int64_t nth = 0;    // its place among its entry's requests
   std::coroutine_handle<> waiting;
   std::optional<FleetAdmission> admission;
   bool recorded = false;
@@ -129,43 +128,76 @@ struct FleetBatch::Call {
   ~Call();
 };
 
-// The entries of one iteration: their keys and arguments (back to back in `text`, as
-// offset and size, so that queuing allocates nothing once the buffers have grown) and
-// their waiters, in order.
+// The entries of one iteration, in queue order, and their waiters. Requests of one store
+// (and limit) share an entry. Store ids are kept back to back in `stores`, and the
+// command's keys and arguments are written into `wire` when the call leaves, so that
+// queuing allocates nothing once the buffers have grown.
 struct FleetBatch::Batch {
-  struct Piece {
-    std::size_t offset, size;
+  struct Entry {
+    char kind;  // 'L', 'P' or 'R' (kFleetBatchScript)
+    std::size_t store_offset, store_size;
+    std::int64_t per_minute = 0;  // L, P
+    std::int64_t count = 0;       // L, P
+    std::uint64_t position = 0;   // R
   };
-  std::string text;
-  std::vector<Piece> keys;
-  std::vector<Piece> args;
+  std::string stores;
+  std::vector<Entry> entries;
   std::vector<Call*> calls;  // null: its waiter went away
+  std::string wire;
 
-  void add_key(FleetKey key, std::string_view store_id) {
-    const std::size_t offset = text.size();
-    append_key(text, key, store_id);
-    keys.push_back({offset, text.size() - offset});
-  }
-  void add_arg(std::string_view arg) {
-    args.push_back({text.size(), arg.size()});
-    text += arg;
+  std::string_view store(const Entry& e) const { return {stores.data() + e.store_offset, e.store_size}; }
+
+  // The entry of `store` with `per_minute` of `kind`, made if the batch has none yet.
+  std::size_t entry(char kind, std::string_view store_id, std::int64_t per_minute) {
+    for (std::size_t i = entries.size(); i-- > 0;)
+      if (entries[i].kind == kind && entries[i].per_minute == per_minute && store(entries[i]) == store_id) return i;
+    entries.push_back({kind, stores.size(), store_id.size(), per_minute});
+    stores += store_id;
+    return entries.size() - 1;
   }
   void add(Call& call) {
     call.batch = this;
     call.index = calls.size();
     calls.push_back(&call);
   }
-  std::vector<std::string_view> views(const std::vector<Piece>& pieces) const {
-    std::vector<std::string_view> out;
-    out.reserve(pieces.size());
-    for (const Piece& p : pieces) out.emplace_back(text.data() + p.offset, p.size);
-    return out;
+
+  // The command's KEYS and ARGV, written into `wire`.
+  void write(std::vector<std::string_view>& keys, std::vector<std::string_view>& args) {
+    struct Piece {
+      std::size_t offset, size;
+    };
+    std::vector<Piece> key_pieces, arg_pieces;
+    auto put = [&](std::vector<Piece>& pieces, auto&& append) {
+      const std::size_t offset = wire.size();
+      append();
+      pieces.push_back({offset, wire.size() - offset});
+    };
+    auto number = [&](std::int64_t n) {
+      char text[24];
+      wire.append(text, std::to_chars(text, text + sizeof text, n).ptr);
+    };
+    wire.clear();
+    for (const Entry& e : entries) {
+      put(arg_pieces, [&] { wire += e.kind; });
+      if (e.kind == 'R') {
+        put(arg_pieces, [&] { wire += db::fixed_width_lsn(e.position); });
+        put(arg_pieces, [&] { wire += '1'; });
+      } else {
+        put(arg_pieces, [&] { number(e.per_minute); });
+        put(arg_pieces, [&] { number(e.count); });
+        put(key_pieces, [&] { append_key(wire, FleetKey::rate, store(e)); });
+      }
+      if (e.kind != 'L') put(key_pieces, [&] { append_key(wire, FleetKey::write_position, store(e)); });
+    }
+    // Views only now: `wire` no longer grows.
+    for (const Piece& p : key_pieces) keys.emplace_back(wire.data() + p.offset, p.size);
+    for (const Piece& p : arg_pieces) args.emplace_back(wire.data() + p.offset, p.size);
   }
   void clear() {
-    text.clear();
-    keys.clear();
-    args.clear();
+    stores.clear();
+    entries.clear();
     calls.clear();
+    wire.clear();
   }
 };
 
@@ -212,35 +244,30 @@ void FleetBatch::on_iteration_end(runtime::IterationEnd* hook) {
 
 runtime::task<std::optional<FleetAdmission>> FleetBatch::admit(std::string_view store_id, std::int64_t per_minute) {
   Call call;
-  call.per_minute = per_minute;
   Batch& batch = filling(call);
-  char limit[24];
-  const auto limit_end = std::to_chars(limit, limit + sizeof limit, per_minute).ptr;
-  batch.add_arg(with_positions_ ? "P" : "L");
-  batch.add_arg(std::string_view(limit, static_cast<std::size_t>(limit_end - limit)));
-  batch.add_key(FleetKey::rate, store_id);
-  if (with_positions_) batch.add_key(FleetKey::write_position, store_id);
+  call.entry = batch.entry(with_positions_ ? 'P' : 'L', store_id, per_minute);
+  call.nth = batch.entries[call.entry].count++;
   co_await Suspend{call};
   co_return std::move(call.admission);
 }
 
 runtime::task<bool> FleetBatch::record_position(std::string_view store_id, std::uint64_t lsn) {
   Call call;
-  call.records = true;
   Batch& batch = filling(call);
-  batch.add_arg("R");
-  batch.add_arg(db::fixed_width_lsn(lsn));
-  batch.add_key(FleetKey::write_position, store_id);
+  call.entry = batch.entries.size();
+  batch.entries.push_back({'R', batch.stores.size(), store_id.size()});
+  batch.entries.back().position = lsn;
+  batch.stores += store_id;
   co_await Suspend{call};
   co_return call.recorded;
 }
 
 runtime::task<void> FleetBatch::send(std::unique_ptr<Batch> batch) {
   in_flight_ = true;
-  // The views point into batch->text, which lives in this frame until the reply is read
+  // The views point into batch->wire, which lives in this frame until the reply is read
   // (a NOSCRIPT retry formats the command again).
-  const std::vector<std::string_view> keys = batch->views(batch->keys);
-  const std::vector<std::string_view> args = batch->views(batch->args);
+  std::vector<std::string_view> keys, args;
+  batch->write(keys, args);
   const redis::Reply reply = co_await redis_.eval(script_, keys, args);
   in_flight_ = false;
   // What queued meanwhile leaves at the end of this iteration, with what the waiters
@@ -248,15 +275,20 @@ runtime::task<void> FleetBatch::send(std::unique_ptr<Batch> batch) {
   if (filling_) reactor_->at_iteration_end(hook_);
   // Null (Redis down, connection lost, reply overdue) or not one element per entry: no
   // entry has an answer, every waiter falls back.
-  const bool answered = reply && reply->type == REDIS_REPLY_ARRAY && reply->elements == batch->calls.size();
+  const bool answered = reply && reply->type == REDIS_REPLY_ARRAY && reply->elements == batch->entries.size();
   for (std::size_t i = 0; i < batch->calls.size(); ++i) {
     Call* call = std::exchange(batch->calls[i], nullptr);
     if (!call) continue;
     call->batch = nullptr;
     if (answered) {
-      const redisReply& element = *reply->element[i];
-      if (call->records) call->recorded = element.type == REDIS_REPLY_INTEGER;
-      else call->admission = admission_from_reply(element, call->per_minute);
+      const redisReply& element = *reply->element[call->entry];
+      const Batch::Entry& entry = batch->entries[call->entry];
+      if (entry.kind == 'R') {
+        call->recorded = element.type == REDIS_REPLY_INTEGER;
+      } else if (const std::optional<RunStart> start = run_start_from_reply(element)) {
+        call->admission = FleetAdmission{decision_in_run(start->offset_us, entry.per_minute, call->nth),
+                                         start->last_write_lsn};
+      }
     }
     call->waiting.resume();
   }

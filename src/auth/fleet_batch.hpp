@@ -4,9 +4,11 @@
 // or records a write position during one reactor iteration queues its entry here and
 // waits; when the iteration's completions have all been handled (runtime::IterationEnd)
 // the core sends ONE EVALSHA carrying every entry, and the reply resumes each waiter with
-// its own element. At most one call per core is in flight: entries queued meanwhile
-// leave together once its reply is in. Redis decides the entries one by one, in the order they were queued,
-// exactly as separate calls would (the same GCRA as RateBucket, on Redis's clock).
+// its own decision. Requests of one store in one call are one entry with a count: Redis
+// reads and writes the bucket once and answers where it stood; each waiter works out its
+// own decision from that and its place in the run — exactly what separate calls in queue
+// order would give (the same GCRA as RateBucket, on Redis's clock). At most one call per
+// core is in flight: entries queued meanwhile leave together once its reply is in.
 // docs/DECISIONS.md "Rate limits in Redis".
 #include <coroutine>
 #include <cstddef>
@@ -23,14 +25,17 @@
 
 namespace storeapi::auth {
 
-// The Lua script that takes a batch. ARGV holds (kind, value) pairs, one per entry, and
-// KEYS each entry's keys in the same order:
-//   'L' limit       value: the per-minute limit; KEYS: the store's bucket
+// The Lua script that takes a batch. ARGV holds (kind, value, count) triples, one per
+// entry, and KEYS each entry's keys in the same order:
+//   'L' limit       value: the per-minute limit, count: how many requests of the store
+//                   (with that limit) the call carries; KEYS: the store's bucket
 //   'P' limit+read  the same, plus KEYS: the store's write position, returned with it
-//   'R' record      value: a position (db::fixed_width_lsn); KEYS: the store's write
-//                   position, which keeps the larger of the stored and this one
-// It returns one element per entry: {allowed, remaining, reset_s, retry_after_s[,
-// position]} for L and P, 1 for R.
+//   'R' record      value: a position (db::fixed_width_lsn), count 1; KEYS: the store's
+//                   write position, which keeps the larger of the stored and this one
+// It returns one element per entry: {offset_us[, position]} for L and P — how far ahead
+// of Redis's clock the bucket was before the entry's requests, which is all it takes to
+// decide each of them (decision_in_run) — and 1 for R. Records are applied first, so an
+// admission's position includes every record of the same call.
 extern const char* const kFleetBatchScript;
 
 // The keys of a store in Redis. Both carry the store id as their Redis Cluster hash tag
@@ -38,6 +43,12 @@ extern const char* const kFleetBatchScript;
 // touch a single slot.
 enum class FleetKey { rate, write_position };
 void append_key(std::string& out, FleetKey key, std::string_view store_id);
+
+// The GCRA decision (auth/rate_limiter.cpp, in microseconds) for the `nth` (from 0) of a
+// run of requests of one store arriving at the same instant, its bucket `offset_us` ahead
+// of that instant before the first of them: what RateBucket::acquire would answer the
+// nth of as many calls in a row. Refused requests consume nothing.
+RateDecision decision_in_run(std::int64_t offset_us, std::int64_t per_minute, std::int64_t nth) noexcept;
 
 // What the fleet says about a request of a store.
 struct FleetAdmission {
@@ -47,9 +58,13 @@ struct FleetAdmission {
   std::optional<std::uint64_t> last_write_lsn;
 };
 
-// The admission in an L or P element of kFleetBatchScript's reply, or nullopt when the
-// element is not one.
-std::optional<FleetAdmission> admission_from_reply(const redisReply& reply, std::int64_t per_minute);
+// An L or P element of kFleetBatchScript's reply: the bucket's offset and the store's
+// position (nullopt inside when none is recorded); nullopt when the element is not one.
+struct RunStart {
+  std::int64_t offset_us;
+  std::optional<std::uint64_t> last_write_lsn;
+};
+std::optional<RunStart> run_start_from_reply(const redisReply& reply);
 
 class FleetBatch {
  public:

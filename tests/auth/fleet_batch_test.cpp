@@ -1,10 +1,12 @@
-// An admission element of the fleet's batch script becomes the same RateDecision the
-// node's own bucket gives, with the store's last write position when one is recorded;
-// anything else is no decision (the caller falls back). A store's keys share one Redis
+// A run of requests of one store decided from where Redis says its bucket stood gets the
+// same RateDecisions the node's own bucket gives; a reply element that is not such a
+// start (with the store's last write position, when recorded) is no decision (the caller
+// falls back). A store's keys share one Redis
 // Cluster slot. (The batching itself, against a real Redis: tests/fleet/fleet_batch_test.cpp.)
 #include <gtest/gtest.h>
 
 #include "auth/fleet_batch.hpp"
+#include "auth/rate_limiter.hpp"
 
 namespace storeapi::auth {
 namespace {
@@ -16,43 +18,60 @@ redis::Reply parse(const std::string& resp) {
   return reader.next(broken);
 }
 
-TEST(FleetAdmission, ReadsAllowedAndRefusedDecisions) {
-  auto admitted = admission_from_reply(*parse("*4\r\n:1\r\n:59\r\n:1\r\n:0\r\n"), 60);
-  ASSERT_TRUE(admitted);
-  EXPECT_FALSE(admitted->last_write_lsn);
-  const RateDecision* allowed = &admitted->rate;
-  EXPECT_TRUE(allowed->allowed);
-  EXPECT_EQ(allowed->limit, 60);
-  EXPECT_EQ(allowed->remaining, 59);
-  EXPECT_EQ(allowed->reset_s, 1);
-
-  auto refusal = admission_from_reply(*parse("*4\r\n:0\r\n:0\r\n:60\r\n:1\r\n"), 60);
-  ASSERT_TRUE(refusal);
-  const RateDecision* refused = &refusal->rate;
-  EXPECT_FALSE(refused->allowed);
-  EXPECT_EQ(refused->remaining, 0);
-  EXPECT_EQ(refused->reset_s, 60);
-  EXPECT_EQ(refused->retry_after_s, 1);
+// Runs at one instant on the in-process bucket, whose state is in nanoseconds: a bucket
+// `offset_us` ahead is reached by spending that much first (with a limit whose interval
+// divides it). decision_in_run must give the nth of the run exactly what the bucket gives.
+TEST(FleetDecisions, TheNthOfARunIsWhatTheNodesOwnBucketAnswersTheNthCall) {
+  constexpr std::int64_t kNow = 1'000'000'000'000;  // ns
+  for (std::int64_t per_minute : {1, 7, 60, 1000}) {
+    const std::int64_t interval_us = 60'000'000 / per_minute;
+    for (std::int64_t spent : {0, 1, 3}) {
+      if (spent > per_minute) continue;
+      RateBucket own;
+      for (std::int64_t i = 0; i < spent; ++i) own.acquire(kNow, per_minute);
+      // µs and ns intervals differ below a microsecond; the decisions do not.
+      const std::int64_t offset_us = spent * interval_us;
+      for (std::int64_t nth = 0; nth < per_minute + 3; ++nth) {
+        const RateDecision expected = own.acquire(kNow, per_minute);
+        const RateDecision got = decision_in_run(offset_us, per_minute, nth);
+        EXPECT_EQ(got.allowed, expected.allowed) << per_minute << " " << spent << " " << nth;
+        EXPECT_EQ(got.limit, expected.limit);
+        EXPECT_EQ(got.remaining, expected.remaining) << per_minute << " " << spent << " " << nth;
+        EXPECT_EQ(got.reset_s, expected.reset_s) << per_minute << " " << spent << " " << nth;
+        EXPECT_EQ(got.retry_after_s, expected.retry_after_s) << per_minute << " " << spent << " " << nth;
+      }
+    }
+  }
 }
 
-TEST(FleetAdmission, ReadsTheStoresLastWritePosition) {
-  auto admitted = admission_from_reply(*parse("*5\r\n:1\r\n:59\r\n:1\r\n:0\r\n$16\r\n00000016b374d848\r\n"), 60);
-  ASSERT_TRUE(admitted);
-  EXPECT_TRUE(admitted->rate.allowed);
-  EXPECT_EQ(admitted->last_write_lsn, std::uint64_t{0x16b374d848});
-  // A null fifth element is no position, not a broken reply.
-  auto none = admission_from_reply(*parse("*5\r\n:1\r\n:59\r\n:1\r\n:0\r\n$-1\r\n"), 60);
-  ASSERT_TRUE(none);
-  EXPECT_FALSE(none->last_write_lsn);
+TEST(FleetDecisions, ABucketFullerThanItsWindowRefusesAll) {
+  const RateDecision d = decision_in_run(61'000'000, 60, 0);
+  EXPECT_FALSE(d.allowed);
+  EXPECT_EQ(d.remaining, 0);
+  EXPECT_EQ(d.reset_s, 61);
+  EXPECT_EQ(d.retry_after_s, 2);
 }
 
-TEST(FleetAdmission, AnythingElseIsNoDecision) {
-  EXPECT_FALSE(admission_from_reply(*parse("-ERR oops\r\n"), 60));
-  EXPECT_FALSE(admission_from_reply(*parse("*3\r\n:1\r\n:59\r\n:1\r\n"), 60));
-  EXPECT_FALSE(admission_from_reply(*parse("*4\r\n:1\r\n$2\r\n59\r\n:1\r\n:0\r\n"), 60));
+TEST(FleetRunStart, ReadsTheOffsetAndTheStoresLastWritePosition) {
+  auto bare = run_start_from_reply(*parse("*1\r\n:1500000\r\n"));
+  ASSERT_TRUE(bare);
+  EXPECT_EQ(bare->offset_us, 1'500'000);
+  EXPECT_FALSE(bare->last_write_lsn);
+  auto with = run_start_from_reply(*parse("*2\r\n:0\r\n$16\r\n00000016b374d848\r\n"));
+  ASSERT_TRUE(with);
+  EXPECT_EQ(with->offset_us, 0);
+  EXPECT_EQ(with->last_write_lsn, std::uint64_t{0x16b374d848});
+}
+
+TEST(FleetRunStart, AnythingElseIsNoDecision) {
+  EXPECT_FALSE(run_start_from_reply(*parse("-ERR oops\r\n")));
+  EXPECT_FALSE(run_start_from_reply(*parse("*0\r\n")));
+  EXPECT_FALSE(run_start_from_reply(*parse("*1\r\n$2\r\n59\r\n")));
+  EXPECT_FALSE(run_start_from_reply(*parse("*1\r\n:-5\r\n")));
   // A position that is not db/lsn.hpp's fixed-width text is not trusted to route reads.
-  EXPECT_FALSE(admission_from_reply(*parse("*5\r\n:1\r\n:59\r\n:1\r\n:0\r\n$10\r\n16/B374D848\r\n"), 60));
-  EXPECT_FALSE(admission_from_reply(*parse("*5\r\n:1\r\n:59\r\n:1\r\n:0\r\n:7\r\n"), 60));
+  EXPECT_FALSE(run_start_from_reply(*parse("*2\r\n:0\r\n$10\r\n16/B374D848\r\n")));
+  EXPECT_FALSE(run_start_from_reply(*parse("*2\r\n:0\r\n:7\r\n")));
+  EXPECT_FALSE(run_start_from_reply(*parse("*3\r\n:0\r\n$-1\r\n:1\r\n")));
 }
 
 // Redis Cluster's hash tag rule: the part between the first '{' and the next '}', when
