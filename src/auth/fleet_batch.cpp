@@ -26,7 +26,7 @@ local now = tonumber(clock[1]) * 1000000 + tonumber(clock[2])
 
 local function admit(bucket, position_key, limit, count)
   local per_minute = math.max(tonumber(limit), 1)
-  local interval = math.floor(60000000 / per_minute)
+  local interval = math.max(math.floor(60000000 / per_minute), 1)
   local window = interval * per_minute
   local offset = math.max(tonumber(redis.call('GET', bucket) or 0) - now, 0)
   local allowed = math.min(tonumber(count), math.max(math.floor((window - offset) / interval), 0))
@@ -84,7 +84,9 @@ std::int64_t ceil_seconds(std::int64_t micros) {
 
 RateDecision decision_in_run(std::int64_t offset_us, std::int64_t per_minute, std::int64_t nth) noexcept {
   per_minute = std::max<std::int64_t>(per_minute, 1);
-  const std::int64_t interval = kMicrosPerMinute / per_minute;
+  // At least 1 µs: a limit above 60,000,000 a minute refills at one request per µs (its
+  // burst stays the limit).
+  const std::int64_t interval = std::max<std::int64_t>(kMicrosPerMinute / per_minute, 1);
   const std::int64_t window = interval * per_minute;
   // How many of the run fit, up to this one: the script's `allowed`.
   const std::int64_t fit = std::min(nth + 1, offset_us >= window ? 0 : (window - offset_us) / interval);

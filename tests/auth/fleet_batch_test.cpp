@@ -52,6 +52,18 @@ TEST(FleetDecisions, ABucketFullerThanItsWindowRefusesAll) {
   EXPECT_EQ(d.retry_after_s, 2);
 }
 
+// Microseconds are the script's unit: a limit above one request per µs (the benchmarks
+// set 1,000,000,000 a minute) still allows its burst, counting down, rather than dividing
+// by a zero interval.
+TEST(FleetDecisions, ALimitAboveOnePerMicrosecondStillAllows) {
+  const RateDecision first = decision_in_run(0, 1'000'000'000, 0);
+  EXPECT_TRUE(first.allowed);
+  EXPECT_EQ(first.limit, 1'000'000'000);
+  EXPECT_EQ(first.remaining, 999'999'999);
+  EXPECT_EQ(first.reset_s, 1);
+  EXPECT_TRUE(decision_in_run(5'000, 1'000'000'000, 100).allowed);
+}
+
 TEST(FleetRunStart, ReadsTheOffsetAndTheStoresLastWritePosition) {
   auto bare = run_start_from_reply(*parse("*1\r\n:1500000\r\n"));
   ASSERT_TRUE(bare);

@@ -159,6 +159,18 @@ TEST_F(FleetBatchTest, StoresInOneCallKeepTheirOwnBuckets) {
   EXPECT_EQ(answers[2]->rate.remaining, 0);
 }
 
+// A limit above one request per microsecond (the script's unit) still allows its burst.
+TEST_F(FleetBatchTest, AVeryHighLimitAllowsItsBurst) {
+  auto answers = on_core<std::vector<std::optional<FleetAdmission>>>(false, 2'000ms, [&] {
+    return admit_together(*batch_, std::vector<std::string_view>(3, kStore), 1'000'000'000);
+  });
+  for (std::size_t i = 0; i < answers.size(); ++i) {
+    ASSERT_TRUE(answers[i]);
+    EXPECT_TRUE(answers[i]->rate.allowed);
+    EXPECT_EQ(answers[i]->rate.remaining, 999'999'999 - static_cast<std::int64_t>(i));
+  }
+}
+
 TEST_F(FleetBatchTest, AdmissionsReadThePositionsRecordedInTheirCall) {
   struct Seen {
     bool recorded_high = false, recorded_low = false;
