@@ -2,11 +2,10 @@
 
 #include <algorithm>
 
+#include "auth/confirmation.hpp"
+
 namespace storeapi::admin {
 namespace {
-
-// The server's answer prefix (src/auth/invalidation.hpp).
-constexpr std::string_view kConfirmationPrefix = "ack:";
 
 std::string invalidate_channel(pqxx::connection_base& conn) {
   pqxx::nontransaction work(conn);
@@ -27,7 +26,7 @@ ServerConfirmations::ServerConfirmations(pqxx::connection_base& conn) : notifica
 
 void ServerConfirmations::operator()(const std::string& payload, int backend_pid) {
   std::string_view p(payload);
-  if (p.starts_with(kConfirmationPrefix)) ++confirmed_[std::string(p.substr(kConfirmationPrefix.size()))];
+  if (auth::is_confirmation(p)) ++confirmed_[std::string(p.substr(auth::kConfirmationPrefix.size()))];
   else if (backend_pid == conn().backendpid()) announced_.push_back(payload);
 }
 

@@ -16,10 +16,10 @@
 
 namespace storeapi::api {
 
-// Per core, owned by the Application; reused from request to request. The body parser
-// hands out views into its own buffers: use what it parsed before the request suspends.
-// (A query string is parsed by an http::Query of the request's own, in the frame of the
-// endpoint that uses it, so its views last as long as that endpoint runs.)
+// Per core, owned by the Application; reused from request to request. What a request
+// parses lives in its own frame, so it lasts across the request's suspensions: a body's
+// values in the json::BodyTexts the endpoint passes the body parser, a query string's in
+// the endpoint's http::Query.
 struct Services {
   db::Pool& pool;
   ReadRouter& read_router;  // where a request's units run: a standby or the primary

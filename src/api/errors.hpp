@@ -59,7 +59,8 @@ struct ErrorInfo {
   std::string_view message;  // used when the caller gives none
 };
 
-// The whole catalogue, indexed by ErrorCode.
+// The whole catalogue, indexed by ErrorCode. A deliberate test seam: the product looks
+// codes up one at a time; tests/api/errors_test.cpp holds the whole table to the design's.
 std::span<const ErrorInfo> error_catalogue();
 const ErrorInfo& error_info(ErrorCode code);
 std::string_view error_type_name(ErrorType type);

@@ -18,6 +18,11 @@ inline constexpr std::array<std::string_view, 4> kProductTypes{"physical", "digi
 inline constexpr std::array<std::string_view, 7> kProductStatuses{
     "pending", "approved", "deleted", "archived", "featured", "in_review", "draft"};
 inline constexpr std::array<std::string_view, 2> kDiscountTypes{"percentage", "fixed"};
+// How POST .../stock changes a variant's stock: to `quantity`, or by it. Named on their
+// own as well, because the endpoint's rules differ by mode.
+inline constexpr std::string_view kStockModeSet = "set";
+inline constexpr std::string_view kStockModeAdjust = "adjust";
+inline constexpr std::array<std::string_view, 2> kStockModes{kStockModeSet, kStockModeAdjust};
 
 // "Expected one of a, b, c." for a value set: the message of a body field outside it,
 // built at compile time from the set itself (error messages are static text).

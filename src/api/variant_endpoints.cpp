@@ -52,11 +52,11 @@ constexpr json::Field kStockFields[] = {
 std::optional<InvalidRequest> check_stock(FieldValues v) {
   const std::string_view mode = v[0].text;
   const std::int64_t quantity = v[1].number;
-  if (mode != "set" && mode != "adjust")
-    return InvalidRequest{ErrorCode::parameter_invalid, "mode", "Expected set or adjust."};
-  if (mode == "set" && quantity < 0)
+  if (!is_one_of(mode, kStockModes))
+    return InvalidRequest{ErrorCode::parameter_invalid, "mode", OneOfMessage<kStockModes>::text};
+  if (mode == kStockModeSet && quantity < 0)
     return InvalidRequest{ErrorCode::parameter_invalid, "quantity", "With mode set, quantity must be 0 or more."};
-  if (mode == "adjust" && quantity == 0)
+  if (mode == kStockModeAdjust && quantity == 0)
     return InvalidRequest{ErrorCode::parameter_invalid, "quantity", "With mode adjust, quantity must not be 0."};
   if (v[2].present && code_points(v[2].text) > 200)
     return InvalidRequest{ErrorCode::parameter_invalid, "note", "Expected at most 200 characters."};

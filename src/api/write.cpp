@@ -12,7 +12,10 @@
 namespace storeapi::api {
 namespace {
 
-std::optional<InvalidRequest> validate(Context& ctx, const WriteEndpoint& endpoint, std::span<json::FieldValue> values) {
+// `values` and `texts` are the request's (run_write's frame): what they hold lasts across
+// the write's suspensions.
+std::optional<InvalidRequest> validate(Context& ctx, const WriteEndpoint& endpoint, std::span<json::FieldValue> values,
+                                       json::BodyTexts& texts) {
   // An empty body is {} whatever its type says; a body needs to say it is JSON.
   if (!ctx.req.body.empty()) {
     bool found = false;
@@ -20,7 +23,7 @@ std::optional<InvalidRequest> validate(Context& ctx, const WriteEndpoint& endpoi
     if (!found || !is_json_media_type(type)) return InvalidRequest{ErrorCode::unsupported_media_type, std::nullopt, {}};
   }
   if (auto error = ctx.services.body_parser.parse(ctx.req.body, ctx.req.body.size() + http::Request::kBodyPadding,
-                                                   endpoint.fields, values)) {
+                                                   endpoint.fields, values, texts)) {
     return InvalidRequest{error_code(error->kind), error->param, error->message};
   }
   return endpoint.check ? endpoint.check(values) : std::nullopt;
@@ -55,10 +58,12 @@ void answer(Context& ctx, std::int64_t status, std::string_view body) {
       {"message", json::FieldType::string_or_null},
   };
   std::array<json::FieldValue, 3> v;
+  json::BodyTexts texts;
   std::optional<ErrorCode> code;
-  if (!ctx.services.body_parser.parse(body, fields, v)) code = parse_error_code(v[0].text);
+  if (!ctx.services.body_parser.parse(body, fields, v, texts)) code = parse_error_code(v[0].text);
   if (!code) {
-    std::fprintf(stderr, "storeapi: unreadable stored error: %.*s\n", static_cast<int>(body.size()), body.data());
+    std::fprintf(stderr, "storeapi: %.*s: unreadable stored error: %.*s\n", static_cast<int>(ctx.req.request_id.size()),
+                 ctx.req.request_id.data(), static_cast<int>(body.size()), body.data());
     return fail(ctx, ErrorCode::internal_error);
   }
   std::optional<std::string_view> param;
@@ -126,10 +131,12 @@ runtime::task<void> run_write(Context& ctx, WriteEndpoint endpoint) {
   // Before the key is read: a refused query string is not the endpoint's answer and is
   // never stored under the key.
   if (refuse_query_params(ctx)) co_return;
+  // The body's values, owned by this frame: valid across the co_awaits below.
   std::array<json::FieldValue, kMaxWriteFields> storage;
   const std::span<json::FieldValue> values = std::span(storage).first(endpoint.fields.size());
+  json::BodyTexts texts;
   const IdempotencyKey key = read_idempotency_key(ctx.req);
-  if (std::optional<InvalidRequest> rejection = validate(ctx, endpoint, values)) {
+  if (std::optional<InvalidRequest> rejection = validate(ctx, endpoint, values, texts)) {
     co_await reject(ctx, key, *rejection);
     co_return;
   }

@@ -19,6 +19,7 @@
 #include "auth/invalidation.hpp"
 #include "auth/rate_limiter.hpp"
 #include "metrics/stage_timing.hpp"
+#include "db/channels.hpp"
 #include "db/listener.hpp"
 #include "db/standby_probe.hpp"
 #include "db/write_positions.hpp"
@@ -41,9 +42,6 @@ struct CoreState {
   std::unique_ptr<api::Application> application;
   std::unique_ptr<http::Server> server;
 };
-
-// The NOTIFY channel of api.config('invalidate_channel') (sql/001_foundation.sql).
-constexpr const char* kInvalidateChannel = "storeapi_invalidate";
 
 // Buckets of stores no core caches any more are dropped once full again.
 runtime::task<void> evict_idle_buckets(auth::RateLimiter& limiter) {
@@ -152,7 +150,23 @@ int main() {
                       const runtime::Cores* c = scraped_cores.load(std::memory_order_acquire);
                       return c ? static_cast<double>(c->cq_overflows()) : 0.0;
                     });
-  // Declared after `cores`, so it stops before them: a scrape reads their rings.
+  // One LISTEN connection, on core 0, fans invalidations out to every core's key cache;
+  // the core that applies one last confirms it (auth/invalidation.hpp). Started once the
+  // cores run.
+  db::Listener listener(config->database_url, db::kInvalidateChannel, [&](std::string_view payload) {
+    if (auth::is_confirmation(payload)) return;
+    auto pending = std::make_shared<std::atomic<unsigned>>(config->threads);
+    cores->post_all([&cores_state, p = std::string(payload), pending](runtime::Reactor& r) {
+      api::Application& application = *cores_state[r.index()].application;
+      application.invalidate(p);
+      if (pending->fetch_sub(1) == 1) application.confirm_invalidation(p);
+    });
+  });
+  registry.computed("storeapi_invalidations_listening",
+                    "1 while the server LISTENs for key and store invalidations; 0: revocations reach it only "
+                    "through the key cache's TTL.",
+                    metrics::Kind::gauge, [&listener] { return listener.listening() ? 1.0 : 0.0; });
+  // Declared after `cores` and `listener`, so it stops before them: a scrape reads them.
   std::unique_ptr<metrics::ScrapeServer> scrape_server;
   if (config->metrics_listen) {
     try {
@@ -184,17 +198,6 @@ int main() {
     return 1;
   }
   scraped_cores.store(cores.get(), std::memory_order_release);
-  // One LISTEN connection, on core 0, fans invalidations out to every core's key cache;
-  // the core that applies one last confirms it (auth/invalidation.hpp).
-  db::Listener listener(config->database_url, kInvalidateChannel, [&](std::string_view payload) {
-    if (auth::is_confirmation(payload)) return;
-    auto pending = std::make_shared<std::atomic<unsigned>>(config->threads);
-    cores->post_all([&cores_state, p = std::string(payload), pending](runtime::Reactor& r) {
-      api::Application& application = *cores_state[r.index()].application;
-      application.invalidate(p);
-      if (pending->fetch_sub(1) == 1) application.confirm_invalidation(p);
-    });
-  });
   cores->post_to(0, [&] {
     listener.start();
     runtime::spawn(evict_idle_buckets(rate_limiter));

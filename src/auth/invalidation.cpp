@@ -3,12 +3,13 @@
 namespace storeapi::auth {
 
 const db::Statement kConfirmInvalidation{
-    "auth_confirm_invalidation", "select pg_notify(api.config('invalidate_channel'), 'ack:' || $1)", 1};
+    "auth_confirm_invalidation", "select pg_notify(api.config('invalidate_channel'), $1)", 1};
 
 runtime::task<void> confirm_invalidation(db::Pool& pool, std::string payload) {
   if (payload == "*") co_return;
+  const std::string confirmation = std::string(kConfirmationPrefix).append(payload);
   db::Unit unit;
-  unit.add(kConfirmInvalidation, {std::string_view(payload)});
+  unit.add(kConfirmInvalidation, {std::string_view(confirmation)});
   co_await pool.run(unit);
 }
 

@@ -8,21 +8,17 @@
 #include <string>
 #include <string_view>
 
+#include "auth/confirmation.hpp"
 #include "db/pool.hpp"
 #include "db/statement.hpp"
 #include "runtime/task.hpp"
 
 namespace storeapi::auth {
 
-inline constexpr std::string_view kConfirmationPrefix = "ack:";
-
-// A server's answer, not an invalidation: servers ignore each other's.
-inline bool is_confirmation(std::string_view payload) noexcept { return payload.starts_with(kConfirmationPrefix); }
-
 // The statement confirm_invalidation needs prepared on every pooled connection.
 extern const db::Statement kConfirmInvalidation;
 
-// Sends `ack:<payload>` through `pool`. Nothing for "*" (nobody waits for it). When the
+// Sends the confirmation of `payload` through `pool`. Nothing for "*" (nobody waits for it). When the
 // database cannot take it, the waiting admin tool gives up after its limit.
 runtime::task<void> confirm_invalidation(db::Pool& pool, std::string payload);
 

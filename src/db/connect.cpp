@@ -29,10 +29,11 @@ runtime::task<bool> await_socket(PGconn* conn, unsigned mask, const runtime::Dea
 }
 
 runtime::task<PGconn*> connect(const std::string& url, std::chrono::milliseconds statement_timeout,
-                               const runtime::Deadline& deadline, std::string& error) {
+                               const runtime::Deadline& deadline, std::string& error,
+                               const std::string& application_name) {
   const std::string options = session_options(statement_timeout);
   const char* keys[] = {"dbname", "options", "application_name", "client_encoding", nullptr};
-  const char* values[] = {url.c_str(), options.c_str(), "storeapi", "UTF8", nullptr};
+  const char* values[] = {url.c_str(), options.c_str(), application_name.c_str(), "UTF8", nullptr};
   PGconn* conn = PQconnectStartParams(keys, values, 1);
   if (!conn) {
     error = "out of memory";

@@ -37,22 +37,23 @@ runtime::task<void> Listener::drive() {
 // listening.
 runtime::task<bool> Listener::listen_once() {
   std::string error;
-  PGconn* conn = co_await connect(url_, kStatementTimeout, runtime::Deadline::after(kConnectTimeout), error);
+  PGconn* conn = co_await connect(url_, kStatementTimeout, runtime::Deadline::after(kConnectTimeout), error,
+                                  options_.application_name);
   if (!conn) co_return false;
   struct Finish {
     PGconn* c;
     ~Finish() { PQfinish(c); }
   } finish{conn};
 
-  std::string sql = "LISTEN ";
+  std::string listen = "LISTEN ";
   char* quoted = PQescapeIdentifier(conn, channel_.c_str(), channel_.size());
   if (!quoted) co_return false;
-  sql += quoted;
+  listen += quoted;
   PQfreemem(quoted);
-  if (!PQsendQuery(conn, sql.c_str())) co_return false;
+  if (!PQsendQuery(conn, listen.c_str())) co_return false;
 
   bool confirmed = false;
-  bool pinged = false;  // an empty query is out and its answer still to come
+  bool pinged = false;  // a LISTEN is out and its answer still to come
   for (;;) {
     if (PQflush(conn) < 0) break;
     // Until LISTEN is confirmed, and after a ping, the server owes an answer.
@@ -60,21 +61,20 @@ runtime::task<bool> Listener::listen_once() {
     const auto deadline = runtime::Deadline::at(until);
     if (!co_await await_socket(conn, POLLIN, &deadline)) {
       if (!confirmed || pinged || runtime::Clock::now() < until) break;  // no answer, or a socket error
-      if (!PQsendQuery(conn, "")) break;
+      if (!PQsendQuery(conn, listen.c_str())) break;
       pinged = true;
       continue;
     }
     if (!PQconsumeInput(conn)) break;
-    while (!PQisBusy(conn)) {
+    bool refused = false;  // LISTEN failed: a connection made for nothing else is given up
+    while (!refused && !PQisBusy(conn)) {
       PGresult* r = PQgetResult(conn);
       if (!r) break;
       const ExecStatusType status = PQresultStatus(r);
       PQclear(r);
-      if (status == PGRES_EMPTY_QUERY) {
-        pinged = false;
-        continue;
-      }
-      if (status != PGRES_COMMAND_OK) co_return false;
+      refused = status != PGRES_COMMAND_OK;
+      if (refused) continue;
+      pinged = false;
       if (!confirmed) {
         confirmed = true;
         listening_ = true;
@@ -85,6 +85,7 @@ runtime::task<bool> Listener::listen_once() {
       on_notify_(n->extra ? std::string_view(n->extra) : std::string_view());
       PQfreemem(n);
     }
+    if (refused) break;
   }
   listening_ = false;
   co_return confirmed;

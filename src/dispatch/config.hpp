@@ -9,6 +9,9 @@
 
 namespace storeapi::dispatch {
 
+// The application_name of its database connections (pg_stat_activity).
+inline constexpr const char* kApplicationName = "storeapi-dispatch";
+
 struct Config {
   std::string database_url;                          // STOREAPI_DATABASE_URL (required)
   std::optional<std::string> smtp_url;               // STOREAPI_SMTP_URL; unset = mail waits

@@ -41,6 +41,7 @@ std::string trace_note(const std::string& trace_id) { return trace_id.empty() ? 
 Dispatcher::Dispatcher(Config config)
     : config_(std::move(config)),
       transfers_(config_.webhook_ca_file),
+      wakeups_(config_.database_url),
       rng_(std::random_device{}()),
       pass_at_(Clock::now()),
       connect_at_(Clock::now()),
@@ -67,14 +68,12 @@ void Dispatcher::connect_if_due(Clock::time_point now) {
   if (outbox_ || now < connect_at_) return;
   if (with_database([&] { outbox_ = std::make_unique<Outbox>(config_.database_url, config_.lease); })) {
     reconnect_backoff_.reset();
-    pass_at_ = now;  // NOTIFYs sent while disconnected are lost: look at once
+    pass_at_ = now;  // wake-ups taken while disconnected had no pass: look at once
   }
 }
 
 void Dispatcher::take_wakeups(Clock::time_point now) {
-  if (outbox_) with_database([&] {
-      if (outbox_->take_wakeups()) pass_at_ = now;
-    });
+  if (wakeups_.take()) pass_at_ = now;
 }
 
 std::size_t Dispatcher::room() const {
@@ -234,15 +233,12 @@ void Dispatcher::run(int stop_fd) {
     }
     if (outbox_) record(now);
     if (stopping && (in_flight_.empty() || now >= stop_by)) break;
-    // NOTIFYs that came during the statements above sit in libpq's buffer, where the
-    // socket no longer shows them.
-    if (!stopping) take_wakeups(now);
 
-    std::array<WatchedFd, 2> watched{WatchedFd{stop_fd}, WatchedFd{outbox_ ? outbox_->socket() : -1}};
+    std::array<WatchedFd, 2> watched{WatchedFd{stop_fd}, WatchedFd{wakeups_.fd()}};
     Clock::time_point until = stopping ? stop_by : outbox_ ? pass_at_ : connect_at_;
     auto timeout = std::clamp(std::chrono::duration_cast<milliseconds>(until - now), milliseconds(0),
                               config_.poll_interval);
-    transfers_.wait(std::span(watched.data(), outbox_ ? 2 : 1), timeout);
+    transfers_.wait(std::span(watched.data(), stopping ? 1 : 2), timeout);
     now = Clock::now();
     if (watched[0].readable && !stopping) {
       stopping = true;

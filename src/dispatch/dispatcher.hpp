@@ -1,14 +1,15 @@
 #pragma once
 // The dispatcher's loop: fan out new events, claim due deliveries and e-mails, run them
-// concurrently through curl, record every outcome, sleep until the next NOTIFY, due
-// retry or poll. Losing the database connection keeps transfers going and their
-// outcomes in memory until it is back.
+// concurrently through curl, record every outcome, sleep until the next wake-up
+// (dispatch/wakeups.hpp), due retry or poll. Losing the database connection keeps
+// transfers going and their outcomes in memory until it is back.
 #include "common/backoff.hpp"
 #include "dispatch/config.hpp"
 #include "dispatch/dispatch_metrics.hpp"
 #include "dispatch/jobs.hpp"
 #include "dispatch/outbox.hpp"
 #include "dispatch/transfers.hpp"
+#include "dispatch/wakeups.hpp"
 
 #include <chrono>
 #include <cstdint>
@@ -30,6 +31,9 @@ class Dispatcher {
   // its lease runs out.
   void run(int stop_fd);
 
+  // Whether it LISTENs for wake-ups now (storeapi_dispatch_listening); any thread.
+  bool listening() const noexcept { return wakeups_.listening(); }
+
  private:
   using Clock = std::chrono::steady_clock;
 
@@ -43,7 +47,7 @@ class Dispatcher {
   template <typename Step>
   bool with_database(Step step);
   void connect_if_due(Clock::time_point now);
-  // Reads NOTIFYs that have arrived; any of them makes a pass due now.
+  // Any wake-up that arrived makes a pass due now.
   void take_wakeups(Clock::time_point now);
   void pass(Clock::time_point now);
   void start_delivery(DeliveryJob job);
@@ -56,6 +60,7 @@ class Dispatcher {
 
   Config config_;
   Transfers transfers_;
+  Wakeups wakeups_;
   std::unique_ptr<Outbox> outbox_;
   std::unordered_map<std::uint64_t, InFlight> in_flight_;
   std::uint64_t next_tag_ = 1;

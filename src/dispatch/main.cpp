@@ -5,6 +5,7 @@
 #include "dispatch/dispatcher.hpp"
 #include "metrics/process_metrics.hpp"
 #include "metrics/scrape_server.hpp"
+#include "runtime/uring_support.hpp"
 
 #include <curl/curl.h>
 #include <signal.h>
@@ -13,6 +14,8 @@
 #include <cstdio>
 #include <exception>
 #include <memory>
+#include <optional>
+#include <string>
 
 int main() {
   using namespace storeapi::dispatch;
@@ -21,6 +24,12 @@ int main() {
   if (!config) {
     std::fprintf(stderr, "storeapi-dispatch: %s\n", error.c_str());
     return 2;
+  }
+  // Its LISTEN connection runs on io_uring (dispatch/wakeups.hpp): a kernel or seccomp
+  // filter without it is named here rather than surfacing as a bare EPERM.
+  if (std::optional<std::string> problem = storeapi::runtime::check_uring_support()) {
+    std::fprintf(stderr, "storeapi-dispatch: cannot start: %s\n", problem->c_str());
+    return 1;
   }
   // A receiver closing its socket mid-request must not kill the process.
   signal(SIGPIPE, SIG_IGN);
@@ -37,13 +46,18 @@ int main() {
   try {
     storeapi::metrics::Registry& registry = storeapi::metrics::Registry::process();
     storeapi::metrics::add_process_metrics(registry, "storeapi_dispatch_build_info");
+    const auto metrics_listen = config->metrics_listen;
+    Dispatcher dispatcher(std::move(*config));
+    registry.computed("storeapi_dispatch_listening",
+                      "1 while the dispatcher LISTENs for wake-ups; 0: new work waits for its poll interval.",
+                      storeapi::metrics::Kind::gauge, [&dispatcher] { return dispatcher.listening() ? 1.0 : 0.0; });
+    // Declared after the dispatcher, so it stops first: a scrape reads it.
     std::unique_ptr<storeapi::metrics::ScrapeServer> scrape_server;
-    if (config->metrics_listen) {
-      scrape_server = std::make_unique<storeapi::metrics::ScrapeServer>(*config->metrics_listen, registry);
-      std::fprintf(stderr, "storeapi-dispatch: metrics on %s:%u\n", config->metrics_listen->host.c_str(),
+    if (metrics_listen) {
+      scrape_server = std::make_unique<storeapi::metrics::ScrapeServer>(*metrics_listen, registry);
+      std::fprintf(stderr, "storeapi-dispatch: metrics on %s:%u\n", metrics_listen->host.c_str(),
                    scrape_server->port());
     }
-    Dispatcher dispatcher(std::move(*config));
     dispatcher.run(stop_fd);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "storeapi-dispatch: fatal: %s\n", e.what());

@@ -1,11 +1,10 @@
 #include "dispatch/outbox.hpp"
 
 #include "common/trace_context.hpp"
+#include "dispatch/config.hpp"
 #include "dispatch/outcomes_json.hpp"
 
 #include <pqxx/pqxx>
-
-#include <utility>
 
 namespace storeapi::dispatch {
 namespace {
@@ -136,26 +135,16 @@ pqxx::result claim(pqxx::connection& conn, const char* statement, std::size_t li
   return rows;
 }
 
-
-class Listener : public pqxx::notification_receiver {
- public:
-  Listener(pqxx::connection_base& conn, const std::string& channel) : notification_receiver(conn, channel) {}
-  void operator()(const std::string&, int) override { woken = true; }
-  bool woken = false;
-};
-
 }  // namespace
 
 struct Outbox::Session {
   explicit Session(const std::string& url) : conn(url) {
     conn.set_variable("TimeZone", "'UTC'");
-    conn.set_variable("application_name", "'storeapi-dispatch'");
+    conn.set_variable("application_name", std::string("'").append(kApplicationName).append("'"));
     // Fan-out and claims commit without waiting for the WAL flush; outcomes wait (see
     // record()). WAL is flushed in order, so a crash can lose only claims and fan-outs
     // no durable outcome came after: work that is simply done again.
     conn.set_variable("synchronous_commit", "off");
-    std::string channel = pqxx::nontransaction(conn).exec1("select api.config('events_channel')")[0].c_str();
-    listener = std::make_unique<Listener>(conn, channel);
     conn.prepare("fan_out", kFanOut);
     conn.prepare("claim_deliveries", kClaimDeliveries);
     conn.prepare("claim_notifications", kClaimNotifications);
@@ -166,20 +155,12 @@ struct Outbox::Session {
   }
 
   pqxx::connection conn;
-  std::unique_ptr<Listener> listener;  // declared after conn: unregisters before it closes
 };
 
 Outbox::Outbox(const std::string& database_url, std::chrono::milliseconds lease)
     : session_(std::make_unique<Session>(database_url)), lease_ms_(lease.count()) {}
 
 Outbox::~Outbox() = default;
-
-int Outbox::socket() const { return session_->conn.sock(); }
-
-bool Outbox::take_wakeups() {
-  session_->conn.get_notifs();
-  return std::exchange(session_->listener->woken, false);
-}
 
 std::size_t Outbox::fan_out(std::size_t limit) {
   pqxx::work work(session_->conn);

@@ -1,7 +1,7 @@
 #pragma once
 // The dispatcher's side of the outbox tables: fan-out, claiming with leases, recording
-// outcomes, and the NOTIFY wake-ups. One blocking libpqxx connection; every statement is
-// short, and the dispatcher polls the connection's socket for NOTIFYs between them.
+// outcomes. One blocking libpqxx connection; every statement is short. (The NOTIFY
+// wake-ups come on a connection of their own: dispatch/wakeups.hpp.)
 #include "dispatch/jobs.hpp"
 
 #include <chrono>
@@ -15,17 +15,12 @@ namespace storeapi::dispatch {
 
 class Outbox {
  public:
-  // Connects, LISTENs on api.config('events_channel') and prepares the statements.
-  // Throws pqxx exceptions when the database cannot be reached.
+  // Connects and prepares the statements. Throws pqxx exceptions when the database
+  // cannot be reached.
   Outbox(const std::string& database_url, std::chrono::milliseconds lease);
   ~Outbox();
   Outbox(const Outbox&) = delete;
   Outbox& operator=(const Outbox&) = delete;
-
-  int socket() const;
-
-  // Reads NOTIFYs that have arrived; true when there was at least one.
-  bool take_wakeups();
 
   // Turns up to `limit` events not yet fanned out (oldest first, other dispatchers' rows
   // skipped) into one pending delivery per enabled endpoint of the store that subscribes
@@ -53,7 +48,7 @@ class Outbox {
   Backlog backlog();
 
  private:
-  struct Session;  // the libpqxx connection and its LISTEN, kept out of this header
+  struct Session;  // the libpqxx connection, kept out of this header
 
   std::unique_ptr<Session> session_;
   long long lease_ms_;

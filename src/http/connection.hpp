@@ -38,7 +38,8 @@ struct ResponseBuffers {
 
 // Buffers the connections of the calling thread's core hold right now (reader and
 // response buffers, and receive buffers not yet given back to the ring): 0 when every
-// connection is idle.
+// connection is idle. A deliberate test seam (tests/http/idle_buffers_test.cpp): the
+// product never asks, it is how a test sees that idle connections hold no memory.
 std::size_t buffers_in_use() noexcept;
 
 class Connection {

@@ -90,11 +90,4 @@ std::optional<std::string_view> Query::find(std::string_view name) const {
   return std::nullopt;
 }
 
-const QueryParam* Query::first_unknown(std::span<const std::string_view> accepted) const {
-  for (const QueryParam& param : params()) {
-    if (std::find(accepted.begin(), accepted.end(), param.name) == accepted.end()) return &param;
-  }
-  return nullptr;
-}
-
 }  // namespace storeapi::http

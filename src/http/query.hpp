@@ -43,9 +43,6 @@ class Query {
   std::span<const QueryParam> params() const { return {params_.data(), count_}; }
   // The parameter's value (possibly empty), or nullopt when it was not given.
   std::optional<std::string_view> find(std::string_view name) const;
-  // The first parameter, from the left, whose name is not in `accepted` (the endpoint
-  // answers it with 400 parameter_unknown), or nullptr.
-  const QueryParam* first_unknown(std::span<const std::string_view> accepted) const;
 
  private:
   // `raw_is_clean`: the whole raw query is valid UTF-8 without NUL.

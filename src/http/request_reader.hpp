@@ -61,7 +61,6 @@ class RequestReader {
   // Gives the buffers back to the core's pool unless a request is half-read; they are
   // borrowed again by recv_space().
   void release_buffers() noexcept;
-  bool holds_buffers() const noexcept { return static_cast<bool>(buffers_); }
 
   // Bytes of an unfinished request are buffered.
   bool mid_request() const noexcept { return end_ > start_ || in_message_; }

@@ -9,6 +9,7 @@
 #include <cstring>
 #include <limits>
 #include <new>
+#include <stdexcept>
 #include <vector>
 
 namespace storeapi::json {
@@ -82,6 +83,31 @@ struct BodyParser::State {
   }
 };
 
+void BodyTexts::reset(std::size_t body_size) {
+  used_ = 0;
+  if (body_size <= kInline) {
+    storage_ = inline_;
+    capacity_ = kInline;
+    return;
+  }
+  if (heap_size_ < body_size) {
+    heap_ = std::make_unique_for_overwrite<char[]>(body_size);
+    heap_size_ = body_size;
+  }
+  storage_ = heap_.get();
+  capacity_ = heap_size_;
+}
+
+std::string_view BodyTexts::keep(std::string_view text) {
+  // Never false for texts of the body reset() was sized for; checked all the same, since
+  // growing would move the texts kept so far.
+  if (text.size() > capacity_ - used_) throw std::logic_error("BodyTexts: more text than the body held");
+  char* at = storage_ + used_;
+  std::memcpy(at, text.data(), text.size());
+  used_ += text.size();
+  return {at, text.size()};
+}
+
 BodyParser::BodyParser() : state_(std::make_unique<State>()) {
   if (state_->parser.allocate(max_body_size) != simdjson::SUCCESS) throw std::bad_alloc();
   state_->padded.resize(max_body_size + simdjson::SIMDJSON_PADDING);
@@ -90,9 +116,11 @@ BodyParser::BodyParser() : state_(std::make_unique<State>()) {
 BodyParser::~BodyParser() = default;
 
 std::optional<BodyError> BodyParser::parse(std::string_view body, std::size_t readable,
-                                           std::span<const Field> fields, std::span<FieldValue> values) {
+                                           std::span<const Field> fields, std::span<FieldValue> values,
+                                           BodyTexts& texts) {
   assert(fields.size() == values.size() && readable >= body.size());
   std::fill(values.begin(), values.end(), FieldValue{});
+  texts.reset(body.size());
 
   // An empty body counts as {}: only the missing fields can be wrong.
   if (!body.empty()) {
@@ -116,7 +144,7 @@ std::optional<BodyError> BodyParser::parse(std::string_view body, std::size_t re
       const simdjson::dom::element value = member.value;
       const auto field = std::find_if(fields.begin(), fields.end(), [&](const Field& f) { return f.name == key; });
       if (field == fields.end()) {
-        return field_error(BodyErrorKind::parameter_unknown, key, "This endpoint does not take this field.");
+        return field_error(BodyErrorKind::parameter_unknown, texts.keep(key), "This endpoint does not take this field.");
       }
       FieldValue& out = values[static_cast<std::size_t>(field - fields.begin())];
       if (out.present) {
@@ -125,6 +153,8 @@ std::optional<BodyError> BodyParser::parse(std::string_view body, std::size_t re
       out.present = true;
       const std::string_view problem = read_value(value, field->type, out);
       if (!problem.empty()) return field_error(BodyErrorKind::parameter_invalid, field->name, problem);
+      // Out of the parser, which the core's next request reuses.
+      if (!out.text.empty()) out.text = texts.keep(out.text);
     }
   }
 

@@ -159,6 +159,20 @@ TEST_F(Idempotency, RejectionsAreStoredAndReplayedWithTheNewRequestId) {
                                                                        {"Content-Type", "text/plain"}})));
 }
 
+// A stored answer the server cannot read (a damaged row) is a 500, and its cause is on
+// stderr once, with the request id, like every 500.
+TEST_F(Idempotency, AnUnreadableStoredErrorIs500LoggedWithTheRequestId) {
+  env->exec("update variants set stock = 0 where id = $1", variant);
+  ASSERT_TRUE(is_error(adjust("damaged-1"), 409, "insufficient_stock", "quantity"));
+  env->exec("update idempotency_keys set response_body = 'not json' where store_id = $1 and key = 'damaged-1'",
+            env->store().id);
+  HttpResponse again = adjust("damaged-1");
+  ASSERT_TRUE(is_error(again, 500, "internal_error"));
+  const std::string line = Json(again.body).get("/error/request_id") + ": unreadable stored error: not json\n";
+  EXPECT_TRUE(eventually([&] { return env->server_stderr().find(line) != std::string::npos; }))
+      << env->server_stderr();
+}
+
 TEST_F(Idempotency, TheKeyItselfMustBeWellFormed) {
   const std::string fingerprint = env->database().fingerprint();
   for (const std::string& bad : {std::string(), std::string(256, 'k'), std::string("caf\xC3\xA9")}) {

@@ -34,6 +34,8 @@ class SeededServer {
 
   std::uint16_t port() const { return server_->port(); }
   std::uint16_t metrics_port() const { return server_->metrics_port(); }
+  // What the server wrote to stderr so far.
+  std::string server_stderr() const { return server_->stderr_text(); }
   const TestStore& store() const { return store_; }
   const TestKey& key() const { return key_; }
   TestDatabase& database() { return db_; }

@@ -3,7 +3,8 @@
 //   - the value sets of the SQL domains and api/value_sets.hpp (and the scope names);
 //   - the error codes SQL write functions refuse with (api.rejection) and the catalogue
 //     of api/errors.cpp: every code known, with the same status;
-//   - the API key prefix of api.config('key_prefix') and auth/api_key.hpp.
+//   - the API key prefix of api.config('key_prefix') and auth/api_key.hpp;
+//   - the NOTIFY channels of api.config and db/channels.hpp.
 #include <gtest/gtest.h>
 
 #include <set>
@@ -15,6 +16,7 @@
 #include "auth/api_key.hpp"
 #include "auth/scopes.hpp"
 #include "common/regex.hpp"
+#include "db/channels.hpp"
 #include "support/test_database.hpp"
 
 namespace storeapi::testing {
@@ -57,6 +59,7 @@ TEST_F(SqlAgreement, ValueSetsAreTheDomains) {
   EXPECT_EQ(domain_values("product_type"), as_set(api::kProductTypes));
   EXPECT_EQ(domain_values("product_status"), as_set(api::kProductStatuses));
   EXPECT_EQ(domain_values("discount_type"), as_set(api::kDiscountTypes));
+  EXPECT_EQ(domain_values("stock_mode"), as_set(api::kStockModes));
   std::set<std::string> scopes;
   for (auth::Scope scope : auth::all_scopes) scopes.insert(std::string(auth::scope_name(scope)));
   EXPECT_EQ(domain_values("api_scope"), scopes);
@@ -85,6 +88,11 @@ TEST_F(SqlAgreement, RejectionCodesAreTheCataloguesWithItsStatus) {
 
 TEST_F(SqlAgreement, KeyPrefixIsAuths) {
   EXPECT_EQ(query_one("select api.config('key_prefix')"), auth::kLiveKeyPrefix);
+}
+
+TEST_F(SqlAgreement, ChannelsAreTheListenersOwn) {
+  EXPECT_EQ(query_one("select api.config('invalidate_channel')"), db::kInvalidateChannel);
+  EXPECT_EQ(query_one("select api.config('events_channel')"), db::kEventsChannel);
 }
 
 }  // namespace

@@ -10,6 +10,7 @@
 
 #include "common/crypto.hpp"
 #include "auth/auth_fixture.hpp"
+#include "support/metrics_scrape.hpp"
 #include "support/throwaway_cluster.hpp"
 #include "support/poll.hpp"
 
@@ -53,6 +54,11 @@ class DatabaseOutage : public AuthTest {
     for (int i = 0; i < n; ++i)
       if (get(target, headers).status != status) return false;
     return true;
+  }
+
+  // storeapi_invalidations_listening: whether revocations reach the caches at once.
+  double invalidations_listening() {
+    return metric_value(scrape_metrics(server().metrics_port()), "storeapi_invalidations_listening");
   }
 
   static inline ThrowawayCluster* postgres_ = nullptr;
@@ -139,9 +145,11 @@ TEST_F(DatabaseOutage, StoppedUnderLoadAnswers503QuicklyAndRecoversWithoutRestar
   EXPECT_TRUE(eventually([&] { return all_answer("/readyz", {}, 503); }));
   expect_error(get("/readyz"), 503, "api_error", "service_unavailable");
   EXPECT_EQ(get("/healthz").status, 200);
+  EXPECT_TRUE(eventually([&] { return invalidations_listening() == 0; }));
 
   postgres().start();
   EXPECT_TRUE(eventually([&] { return all_answer("/v1/store", bearer(cold.key), 200); })) << server().stderr_text();
+  EXPECT_TRUE(eventually([&] { return invalidations_listening() == 1; }));
   // Each core reconnects on its own backoff (up to 2 s).
   EXPECT_TRUE(eventually([&] { return all_answer("/readyz", {}, 200); }));
   EXPECT_TRUE(all_answer("/v1/store", bearer(random_key()), 401));

@@ -30,13 +30,20 @@ runtime::task<bool> within(std::chrono::milliseconds limit, Condition condition)
   co_return true;
 }
 
-void notify(const std::string& url, const std::string& channel, const std::string& payload) {
+// The first value of `sql`'s answer ("" when it has no row).
+std::string query_one(const std::string& url, const std::string& sql) {
   PGconn* conn = PQconnectdb(url.c_str());
-  ASSERT_EQ(PQstatus(conn), CONNECTION_OK) << PQerrorMessage(conn);
-  PGresult* r = PQexec(conn, ("select pg_notify('" + channel + "', '" + payload + "')").c_str());
+  EXPECT_EQ(PQstatus(conn), CONNECTION_OK) << PQerrorMessage(conn);
+  PGresult* r = PQexec(conn, sql.c_str());
   EXPECT_EQ(PQresultStatus(r), PGRES_TUPLES_OK) << PQerrorMessage(conn);
+  std::string value = PQntuples(r) > 0 ? PQgetvalue(r, 0, 0) : "";
   PQclear(r);
   PQfinish(conn);
+  return value;
+}
+
+void notify(const std::string& url, const std::string& channel, const std::string& payload) {
+  query_one(url, "select pg_notify('" + channel + "', '" + payload + "')");
 }
 
 TEST(DbListener, GivesUpAConnectionThatStopsAnsweringAndListensAgain) {
@@ -69,10 +76,14 @@ TEST(DbListener, KeepsAQuietButHealthyConnection) {
   std::vector<std::string> received;
   run_on_reactor([&]() -> runtime::task<void> {
     db::Listener listener(cluster.url(), channel, [&](std::string_view p) { received.emplace_back(p); },
-                          {.idle_before_ping = 50ms, .ping_timeout = 5'000ms});
+                          {.idle_before_ping = 50ms, .ping_timeout = 5'000ms, .application_name = "quiet_listener"});
     listener.start();
     EXPECT_TRUE(co_await within(30s, [&] { return listener.listening(); }));
     co_await runtime::sleep_for(1s);  // many pings, each answered
+    // The session still shows its LISTEN, as the admin tool finds the servers by it; an
+    // empty query as the ping would show "".
+    EXPECT_EQ(query_one(cluster.url(), "select query from pg_stat_activity where application_name = 'quiet_listener'"),
+              "LISTEN \"" + channel + "\"");
     notify(cluster.url(), channel, "key:quiet");
     EXPECT_TRUE(co_await within(30s, [&] { return received.size() >= 2; }));
   });

@@ -88,9 +88,11 @@ TEST_F(Crash, ReconnectsAfterLosingItsDatabaseConnection) {
   DispatcherProcess dispatcher(settings());
   emit_order_event(3200);
   ASSERT_TRUE(receiver.wait_for_count(1, 30s));
-  ASSERT_EQ(value("select count(pg_terminate_backend(pid)) from pg_stat_activity"
-                  " where application_name = 'storeapi-dispatch' and datname = current_database()"),
-            "1");
+  // Both of its connections: the outbox's and the LISTEN connection of its wake-ups.
+  const std::string dispatcher_connections =
+      "from pg_stat_activity where application_name = 'storeapi-dispatch' and datname = current_database()";
+  ASSERT_TRUE(eventually([&] { return value("select count(*) " + dispatcher_connections) == "2"; }));
+  ASSERT_EQ(value("select count(pg_terminate_backend(pid)) " + dispatcher_connections), "2");
   emit_order_event(3201);
   ASSERT_TRUE(receiver.wait_for_count(2, 30s)) << dispatcher.stderr_text();
   EXPECT_EQ(dispatcher.terminate(), 0);

@@ -147,15 +147,6 @@ TEST_F(QueryTest, TooManyParameters) {
   expect_error(raw + "one_more=1", std::nullopt);
 }
 
-TEST_F(QueryTest, FirstUnknownInOrder) {
-  constexpr std::array<std::string_view, 3> accepted{"limit", "cursor", "order"};
-  parsed("limit=5&order=asc");
-  EXPECT_EQ(query.first_unknown(accepted), nullptr);
-  parsed("limit=5&updated_after=x&zzz=1");
-  ASSERT_NE(query.first_unknown(accepted), nullptr);
-  EXPECT_EQ(query.first_unknown(accepted)->name, "updated_after");
-}
-
 TEST_F(QueryTest, ReuseForgetsThePreviousQuery) {
   parsed("a=%41&b=2");
   EXPECT_EQ(parsed("c=3"), (Pairs{{"c", "3"}}));

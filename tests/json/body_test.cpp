@@ -33,9 +33,10 @@ class Body : public ::testing::Test {
   BodyParser parser;
   std::array<FieldValue, 3> variant{};
   std::array<FieldValue, 4> stock{};
+  BodyTexts texts;
 
-  std::optional<BodyError> patch(std::string_view body) { return parser.parse(body, variant_fields, variant); }
-  std::optional<BodyError> post_stock(std::string_view body) { return parser.parse(body, stock_fields, stock); }
+  std::optional<BodyError> patch(std::string_view body) { return parser.parse(body, variant_fields, variant, texts); }
+  std::optional<BodyError> post_stock(std::string_view body) { return parser.parse(body, stock_fields, stock, texts); }
 
   void expect_error(const std::optional<BodyError>& error, BodyErrorKind kind, std::optional<std::string_view> param,
                     std::string_view body) {
@@ -235,20 +236,38 @@ TEST_F(Body, LargeBodiesParse) {
   expect_stock_quantity(R"({"mode":"set","quantity":7})", 7);
 }
 
+// The values are the caller's: the parser's next parse (another request of the core)
+// leaves them as they were, an unknown field's name included.
+TEST_F(Body, ValuesOutliveTheParsersNextParse) {
+  ASSERT_EQ(post_stock(R"({"mode":"set","quantity":2,"note":"caf\u00e9"})"), std::nullopt);
+  std::array<FieldValue, 3> others{};
+  BodyTexts other_texts;
+  const auto unknown = parser.parse(R"({"price":"1.00","colour":"red"})", variant_fields, others, other_texts);
+  ASSERT_EQ(post_stock(R"({"mode":"adjust","quantity":-1,"note":"other"})").has_value(), false);
+  EXPECT_EQ(others[0].text, "1.00");
+  ASSERT_TRUE(unknown && unknown->param);
+  EXPECT_EQ(*unknown->param, "colour");
+  // A body past the inline room keeps its texts on the heap, just as well.
+  const std::string long_note(2 * BodyTexts::kInline, 'n');
+  ASSERT_EQ(parser.parse(R"({"price":")" + long_note + R"("})", variant_fields, others, other_texts), std::nullopt);
+  ASSERT_EQ(post_stock(R"({"mode":"set","quantity":1,"note":"short"})"), std::nullopt);
+  EXPECT_EQ(others[0].text, long_note);
+}
+
 TEST_F(Body, ParsesInPlaceWhenPaddingIsReadable) {
   const std::string json = R"({"price":"9.99","discount_type":null})";
   std::string buffer = json + std::string(simdjson::SIMDJSON_PADDING, ' ');
   const std::string_view body(buffer.data(), json.size());
-  ASSERT_EQ(parser.parse(body, buffer.size(), variant_fields, variant), std::nullopt);
+  ASSERT_EQ(parser.parse(body, buffer.size(), variant_fields, variant, texts), std::nullopt);
   EXPECT_EQ(variant[0].text, "9.99");
   EXPECT_TRUE(variant[1].is_null);
   // One byte short of the padding: copied first, same verdict.
-  ASSERT_EQ(parser.parse(body, buffer.size() - 1, variant_fields, variant), std::nullopt);
+  ASSERT_EQ(parser.parse(body, buffer.size() - 1, variant_fields, variant, texts), std::nullopt);
   EXPECT_EQ(variant[0].text, "9.99");
   // Errors from the in-place path match the copying path.
   const std::string bad = R"({"price":1e400})";
   std::string bad_buffer = bad + std::string(simdjson::SIMDJSON_PADDING, ' ');
-  const auto in_place = parser.parse({bad_buffer.data(), bad.size()}, bad_buffer.size(), variant_fields, variant);
+  const auto in_place = parser.parse({bad_buffer.data(), bad.size()}, bad_buffer.size(), variant_fields, variant, texts);
   ASSERT_TRUE(in_place.has_value());
   EXPECT_EQ(*in_place, *patch(bad));
   EXPECT_EQ(bad_buffer.substr(0, bad.size()), bad);  // the caller's buffer is never written
@@ -260,8 +279,8 @@ TEST_F(Body, AllocatesNothingOnceWarm) {
   std::string buffer = json + std::string(simdjson::SIMDJSON_PADDING, ' ');
   const std::string_view body(buffer.data(), json.size());
   const auto parse_all = [&] {
-    EXPECT_EQ(parser.parse(body, buffer.size(), stock_fields, stock), std::nullopt);  // in place
-    EXPECT_EQ(parser.parse(body, body.size(), stock_fields, stock), std::nullopt);    // copied
+    EXPECT_EQ(parser.parse(body, buffer.size(), stock_fields, stock, texts), std::nullopt);  // in place
+    EXPECT_EQ(parser.parse(body, body.size(), stock_fields, stock, texts), std::nullopt);    // copied
     EXPECT_TRUE(post_stock(R"({"mode":"set","quantity":1e400})").has_value());         // big numbers
     EXPECT_TRUE(post_stock(R"({"mode":"set","quantity":1,"x":1})").has_value());
     EXPECT_TRUE(post_stock(R"({"mode":)").has_value());

@@ -75,6 +75,10 @@ TEST_F(Observability, MetricsCountRequestsByRouteTemplateAndThrottlingByPlan) {
   EXPECT_GE(value_of(m, "storeapi_http_connections_accepted_total"), 7);
   EXPECT_EQ(value_of(m, "storeapi_http_requests_in_flight"), 0);
   EXPECT_EQ(value_of(m, "storeapi_io_uring_cq_overflows_total"), 0);
+  // Set as the LISTEN is confirmed, just after pg_stat_activity (wait_connected) shows it.
+  EXPECT_TRUE(eventually([&] {
+    return value_of(scrape(server().metrics_port()), "storeapi_invalidations_listening") == 1;
+  }));
   EXPECT_GT(value_of(m, "process_resident_memory_bytes"), 0);
   EXPECT_GT(value_of(m, "process_open_fds"), 0);
   EXPECT_GT(value_of(m, "process_cpu_seconds_total"), 0);
