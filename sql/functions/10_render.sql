@@ -262,9 +262,17 @@ begin
   return new;
 end $$;
 
+-- api.variant_changed (below) may bring the document up to date itself, where that is
+-- cheaper than rendering: its update's new document is kept. It says so in a setting
+-- of its transaction around that one update, so any other update — `doc` set by hand
+-- included — is rendered as always.
 create or replace function api.render_product_doc() returns trigger
 language plpgsql as $$
 begin
+  if tg_op = 'UPDATE' and new.doc is not null and new.doc is distinct from old.doc
+     and current_setting('storeapi.product_doc_by', true) = 'variant_changed' then
+    return new;
+  end if;
   new.doc := api.product_json(new);
   return new;
 end $$;
@@ -283,13 +291,55 @@ begin
   return new;
 end $$;
 
+-- A product's document `doc` (as of `updated_at`) with one variant's rendering replaced and
+-- its updated_at moved to `new_updated_at`: what rendering the product again would give
+-- when nothing else it shows changed. Null when `doc` does not hold `old_variant` or
+-- does not end with `updated_at` as expected (a stale document): render it then. The
+-- variant's rendering starts with its object and id, and a string inside the document
+-- has its quotes escaped, so it occurs once, at the variant's place in "variants".
+create or replace function api.product_doc_with_variant(doc text, updated_at timestamptz, new_updated_at timestamptz,
+                                                        old_variant text, new_variant text)
+returns text
+language plpgsql stable parallel safe as $$
+declare
+  -- plpgsql, not SQL: a SQL function that uses an argument twice is not inlined when the
+  -- argument is an expression (a variant's rendering), and ran through fmgr_sql, planned
+  -- on every call; plpgsql evaluates these simple expressions without an executor.
+  old_end text := ',"updated_at":' || api.j_ts(updated_at) || '}';
+begin
+  if strpos(doc, old_variant) = 0 or right(doc, length(old_end)) <> old_end then
+    return null;
+  end if;
+  return left(replace(doc, old_variant, new_variant), -length(old_end))
+         || ',"updated_at":' || api.j_ts(new_updated_at) || '}';
+end $$;
+
 -- A variant's change is its product's change: the product's document shows the variant
 -- (and the price range), so the product's updated_at moves with it — also for a sync
--- client, which finds changed records by updated_at.
+-- client, which finds changed records by updated_at. When the price range and the
+-- variants' order and membership stay (a stock change, most often), the document is
+-- brought up to date by replacing the variant's rendering in it: a stock write's product
+-- was rendered again from all its variants and translations, 13 % of its PostgreSQL time
+-- (bench/RESULTS.md, issue 11). Else, and for a stale document, doc = null renders it
+-- (api.render_product_doc).
 create or replace function api.variant_changed() returns trigger
 language plpgsql as $$
 begin
-  update products set updated_at = api.now_ms() where store_id = old.store_id and id = old.product_id;
+  if tg_op = 'UPDATE'
+     and (new.store_id, new.product_id, new.price, new.discount_type, new.discount_value, new.position, new.deleted_at)
+         is not distinct from
+         (old.store_id, old.product_id, old.price, old.discount_type, old.discount_value, old.position, old.deleted_at)
+  then
+    perform set_config('storeapi.product_doc_by', 'variant_changed', true);
+    update products p
+       set updated_at = api.now_ms(),
+           doc = api.product_doc_with_variant(p.doc, p.updated_at, api.now_ms(), api.variant_json(old),
+                                              api.variant_json(new))
+     where store_id = old.store_id and id = old.product_id;
+    perform set_config('storeapi.product_doc_by', '', true);
+  else
+    update products set updated_at = api.now_ms() where store_id = old.store_id and id = old.product_id;
+  end if;
   return null;
 end $$;
 

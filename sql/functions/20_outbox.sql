@@ -3,17 +3,26 @@
 -- changed signature needs its old one dropped in a numbered migration first.
 
 
--- Waking the dispatchers: NOTIFY storeapi_events. Outbox writers call it after their
--- rows committed, from a transaction of its own that need not wait for the disk: a NOTIFY
--- inside a write takes a cluster-wide lock at commit and serialised the server's writes
--- (2.7x slower stock adjustments). Low-rate writers (the admin tool) may instead call
+-- Waking the dispatchers: NOTIFY storeapi_events, once outbox rows committed. A NOTIFY
+-- in a transaction takes a database-wide lock at its commit, so the server's writes do
+-- not all notify (that serialised them: 2.7x slower stock adjustments): on each core at
+-- most one write per 25 ms carries it, in its own transaction (api.notify_dispatchers,
+-- the statement before the write's), and the core sends api.wake_dispatchers, a
+-- transaction of its own that need not wait for the disk, only when no write came to
+-- carry it (src/api/dispatcher_wake.hpp). Low-rate writers (the admin tool) may call
 -- pg_notify in their own transaction. Without a wake-up nothing is lost: dispatchers
 -- also poll.
+create or replace function api.notify_dispatchers() returns void
+language plpgsql volatile as $$
+begin
+  perform pg_notify(api.config('events_channel'), '');
+end $$;
+
 create or replace function api.wake_dispatchers() returns void
 language plpgsql volatile as $$
 begin
   perform set_config('synchronous_commit', 'off', true);
-  perform pg_notify(api.config('events_channel'), '');
+  perform api.notify_dispatchers();
 end $$;
 
 -- The trace id of the request writing (32 lowercase hex, or null): kept for the rest of
@@ -32,7 +41,7 @@ language sql stable as $$
 $$;
 
 -- The outbox row of a write's event, in docs/DESIGN.md's payload shape. Call it inside the
--- write's transaction; wake the dispatchers after the commit (api.wake_dispatchers).
+-- write's transaction; wake the dispatchers with the commit or after it (above).
 -- p_object is the resource's rendered document, the write's response, and
 -- p_previous_attributes a JSON object as text (api.previous_attributes): the payload is
 -- concatenated around them, so data.object carries the response's bytes (events.payload is
@@ -57,7 +66,7 @@ begin
 end $$;
 
 -- An e-mail to a customer or the store owner (templates and their data: docs/DECISIONS.md).
--- p_locale null = the store's locale. Wake the dispatchers after the commit.
+-- p_locale null = the store's locale. Wake the dispatchers with the commit or after it (above).
 create or replace function api.queue_notification(p_store uuid, p_kind text, p_template text,
                                        p_recipient text, p_data jsonb, p_locale text default null)
 returns uuid language plpgsql volatile as $$

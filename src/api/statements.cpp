@@ -26,6 +26,7 @@ std::span<const db::Statement> statements() {
         kUpdateVariant,
         kChangeStock,
         kWakeDispatchers,
+        kNotifyDispatchers,
         kCursorSecret,
         db::kReplayPosition,
         db::kWalInsertPosition,

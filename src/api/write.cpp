@@ -74,19 +74,26 @@ void answer(Context& ctx, std::int64_t status, std::string_view body) {
   fail(ctx, *code, param, v[2].text);
 }
 
-// Runs `unit` — the one statement of the write, which claims the key, runs the write
-// when the claim allows and stores its answer, in one transaction — and answers. A 5xx
-// (the statement failed, or its connection was lost) leaves the key free without more
-// work: the transaction that would have stored the answer rolled back.
-runtime::task<void> finish(Context& ctx, db::Unit& unit) {
+// Runs `unit` — the write's one statement, which claims the key, runs the write when the
+// claim allows and stores its answer, in one transaction, after the NOTIFY when the write
+// `carries` the dispatchers' wake-up (DispatcherWake) — and answers. A 5xx (the statement
+// failed, or its connection was lost) leaves the key free without more work: the
+// transaction that would have stored the answer rolled back.
+runtime::task<void> finish(Context& ctx, db::Unit& unit, bool carries) {
   const db::Outcome outcome = co_await run_unit(ctx, unit);
-  const db::Result& written = unit.result(0);
+  // The write's statement follows the NOTIFY, if any (run_unit may add statements after).
+  const db::Result& written = unit.result(carries ? 1 : 0);
   const bool keyed = read_idempotency_key(ctx.req).state == IdempotencyKey::State::valid;
-  if (!database_answered(ctx, outcome, written)) {  // 503 or 500, as for reads
+  const bool answered = database_answered(ctx, outcome, written);
+  const std::optional<KeyOutcome> taken =
+      answered && written.rows() == 1 ? parse_key_outcome(written.text(0, 0)) : std::nullopt;
+  // A write that ran and succeeded has committed outbox rows (or, rarely, changed nothing).
+  const bool outbox_rows = taken == KeyOutcome::run && written.int64(0, 1) == 200;
+  ctx.services.dispatcher_wake.after_write(carries, answered, outbox_rows);
+  if (!answered) {  // 503 or 500, as for reads
     if (keyed) count_key_released();
     co_return;
   }
-  const std::optional<KeyOutcome> taken = written.rows() == 1 ? parse_key_outcome(written.text(0, 0)) : std::nullopt;
   if (!taken) {
     fail(ctx, ErrorCode::internal_error);
     co_return;
@@ -103,8 +110,6 @@ runtime::task<void> finish(Context& ctx, db::Unit& unit) {
       ctx.res.add_header("Idempotent-Replayed", "true");
       break;
     case KeyOutcome::run:
-      // A write that ran and succeeded has committed outbox rows (or, rarely, changed nothing).
-      if (written.int64(0, 1) == 200) ctx.services.dispatcher_wake.wake();
       break;
   }
   answer(ctx, written.int64(0, 1), written.text(0, 2));
@@ -122,7 +127,7 @@ runtime::task<void> reject(Context& ctx, const IdempotencyKey& key, const Invali
   db::Unit unit;
   unit.add(kStoreRejection, {ctx.caller.store(), key.text, std::string_view(bound_to), error_info(rejection.code).status,
                              std::string_view(body)});
-  co_await finish(ctx, unit);
+  co_await finish(ctx, unit, false);  // it queues nothing to announce
 }
 
 }  // namespace
@@ -154,8 +159,12 @@ runtime::task<void> run_write(Context& ctx, WriteEndpoint endpoint) {
     fingerprint_param = std::string_view(bound_to);
   }
   db::Unit unit;
+  // First, so that a failed NOTIFY fails the write too (the rest of the transaction is
+  // skipped) rather than roll back a write whose answer came already.
+  const bool carries = ctx.services.dispatcher_wake.take_turn();
+  if (carries) unit.add(kNotifyDispatchers, {});
   endpoint.add(unit, ctx, values, key_param, fingerprint_param);
-  co_await finish(ctx, unit);
+  co_await finish(ctx, unit, carries);
 }
 
 }  // namespace storeapi::api

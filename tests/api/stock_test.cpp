@@ -97,6 +97,39 @@ TEST_F(Stock, SetStartsTrackingAndIsRecordedEvenWithoutChange) {
   EXPECT_EQ(stock(), "0");
 }
 
+// A stock change brings its product's document up to date by replacing the variant in
+// it (api.variant_changed); the next read shows it (the suite's TearDown also compares
+// every document with a fresh rendering).
+TEST_F(Stock, TheProductsDocumentShowsTheNewStock) {
+  pick(6, 3);
+  HttpResponse res = post(R"({"mode":"adjust","quantity":4})");
+  ASSERT_EQ(res.status, 200) << res.body;
+  HttpResponse read = env->request("GET", "/v1/products/" + product);
+  ASSERT_EQ(read.status, 200);
+  EXPECT_NE(read.body.find(res.body), std::string::npos) << read.body;
+  EXPECT_EQ(env->value("select doc = api.product_json(p) from products p where id = $1", product), "t");
+}
+
+// Only api.variant_changed may set a product's document itself: set by any other update
+// (by hand, say), it is rendered as always.
+TEST_F(Stock, ADocumentSetByHandIsRenderedAgain) {
+  pick(7, 3);
+  env->exec("update products set doc = '{}' where id = $1", product);
+  EXPECT_EQ(env->value("select doc = api.product_json(p) from products p where id = $1", product), "t");
+}
+
+// A document that does not hold the variant's old rendering (stale: say, written by an
+// older renderer) cannot be patched: the variant's change renders the product whole.
+TEST_F(Stock, AStaleDocumentIsRenderedWholeAtTheNextChange) {
+  pick(8, 3);
+  env->exec("with claim as (select set_config('storeapi.product_doc_by', 'variant_changed', true))"
+            " update products set doc = '{\"stale\":true}' where id = $1 and exists (select from claim)",
+            product);
+  ASSERT_EQ(env->value("select doc from products where id = $1", product), R"({"stale":true})");
+  ASSERT_EQ(post(R"({"mode":"adjust","quantity":1})").status, 200);
+  EXPECT_EQ(env->value("select doc = api.product_json(p) from products p where id = $1", product), "t");
+}
+
 // Counts NOTIFYs on the dispatchers' channel.
 class WakeUps : public pqxx::notification_receiver {
  public:

@@ -7,6 +7,7 @@
 // WAL into the ranges the commit count reads.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <optional>
 #include <string>
 #include <thread>
@@ -98,6 +99,28 @@ class WriteTransaction : public ::testing::Test {
         from));
   }
 
+  // How many transactions that wrote nothing but their commit — the dispatchers' wake-ups
+  // sent on their own (a NOTIFY is not WAL-logged) — committed while `action` ran and
+  // for a while after, long past the moment one would be due (DispatcherWake).
+  template <class Action>
+  static long long separate_wake_ups_during(Action action) {
+    // From what is on disk (a wake-up's asynchronous commit of before may be flushed
+    // after this point: the earlier tests' are let out first).
+    const std::string from = value("select pg_current_wal_flush_lsn()::text");
+    action();
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    // An asynchronous commit reaches the disk within the WAL writer's delay.
+    const std::string written = value("select pg_current_wal_insert_lsn()::text");
+    EXPECT_TRUE(eventually([&] { return value("select pg_current_wal_flush_lsn() >= $1::pg_lsn", written) == "t"; }));
+    const std::string to = value("select pg_current_wal_flush_lsn()::text");
+    return std::stoll(value(
+        "select case when $2::pg_lsn <= $1::pg_lsn then 0 else"
+        " (with r as (select * from pg_get_wal_records_info($1::pg_lsn, $2::pg_lsn))"
+        "  select count(*) from r c where c.resource_manager = 'Transaction' and c.record_type = 'COMMIT'"
+        "  and not exists (select 1 from r o where o.xid = c.xid and o.start_lsn <> c.start_lsn)) end",
+        from, to));
+  }
+
   static inline ThrowawayCluster* cluster_ = nullptr;
   static inline SeededServer* env = nullptr;
   std::string product, variant;
@@ -105,6 +128,14 @@ class WriteTransaction : public ::testing::Test {
 };
 
 bool replayed(const HttpResponse& res) { return res.header("Idempotent-Replayed") == "true"; }
+
+// Counts NOTIFYs on the dispatchers' channel.
+class WakeUps : public pqxx::notification_receiver {
+ public:
+  explicit WakeUps(pqxx::connection_base& c) : pqxx::notification_receiver(c, "storeapi_events") {}
+  void operator()(const std::string&, int) override { ++count; }
+  int count = 0;
+};
 
 }  // namespace
 
@@ -127,6 +158,20 @@ TEST_F(WriteTransaction, EveryWriteIsOneTransactionAndAReplayWritesNothing) {
             1);
   EXPECT_EQ(transactions_during([&] { ASSERT_TRUE(replayed(adjust("one-1"))); }), 0);
   EXPECT_EQ(stock(), "8");
+}
+
+// Exactly one commit per write: the write carries the dispatchers' NOTIFY in its own
+// transaction instead of a wake-up transaction after it.
+TEST_F(WriteTransaction, AWriteCarriesTheDispatchersWakeUpInItsOwnCommit) {
+  auto listener = env->database().connect();
+  WakeUps wake_ups(*listener);
+  separate_wake_ups_during([] {});  // the earlier tests' wake-ups are out
+  wake_ups.count = 0;
+  EXPECT_EQ(separate_wake_ups_during([&] { ASSERT_EQ(adjust("wake-1").status, 200); }), 0);
+  EXPECT_TRUE(eventually([&] {
+    listener->get_notifs();
+    return wake_ups.count > 0;
+  }));
 }
 
 TEST_F(WriteTransaction, AServerKilledDuringAWriteNeverRunsItTwice) {
