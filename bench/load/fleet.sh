@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
-# The cost of fleet mode (STOREAPI_REDIS_URL: one rate-limit script call in Redis per
-# request) against single-node mode (the in-process limiter), for bench/RESULTS.md: wrk
-# on GET /v1/store and GET /v1/orders/{id}, the two modes alternating for ROUNDS rounds
+# The cost of fleet mode (STOREAPI_REDIS_URL: one script call in Redis per core and loop
+# iteration, carrying that iteration's requests; auth/fleet_batch.hpp) against single-node
+# mode (the in-process limiter), for bench/RESULTS.md: wrk on GET /v1/store and GET /v1/orders/{id}, the two modes alternating for ROUNDS rounds
 # in the same run (medians reported), Redis on loopback beside the server. Also the CPU
 # time per request of the server and of Redis (/proc/PID/stat over the measured run), so
-# that the server's own overhead can be told from Redis competing for the same cores.
+# that the server's own overhead can be told from Redis competing for the same cores, and
+# how many requests each script call carried.
 #   bench/load/fleet.sh   CONNS=32 DURATION=5 ROUNDS=3 THREADS=2 DB_CONNS=1 by default
 #   REDIS_CPUS=1 bench/load/fleet.sh   Redis pinned (taskset -c) to those CPUs
 set -euo pipefail
@@ -31,19 +32,26 @@ for _ in $(seq 1 100); do [[ $(redis-cli -p "$redis_port" ping 2>/dev/null) == P
 # CPU time of a process so far, in clock ticks (utime + stime).
 cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
 
-# "req/s server-µs-per-request redis-µs-per-request" of wrk on PATH.
+# Script calls Redis has run so far (each carries a core's batch of requests).
+script_calls() {
+  redis-cli -p "$redis_port" info commandstats | awk -F'[:=,]' '/^cmdstat_evalsha:/ { print $3; exit } END { if (!NR) print 0 }'
+}
+
+# "req/s server-µs-per-request redis-µs-per-request requests-per-script-call" of wrk on PATH.
 rps() {
   wrk -t 2 -c "$conns" -d 1s -H "Authorization: Bearer $key" "$base$1" >/dev/null  # warm-up
-  local out server0 redis0 server1 redis1
+  local out server0 redis0 calls0 server1 redis1 calls1
   server0=$(cpu_ticks "$server_pid")
   redis0=$(cpu_ticks "$redis_pid")
+  calls0=$(script_calls)
   out=$(wrk -t 2 -c "$conns" -d "${duration}s" -H "Authorization: Bearer $key" "$base$1")
   server1=$(cpu_ticks "$server_pid")
   redis1=$(cpu_ticks "$redis_pid")
+  calls1=$(script_calls)
   if grep -q "Non-2xx" <<<"$out"; then echo "non-2xx answers for $1:" >&2; echo "$out" >&2; exit 1; fi
-  awk -v s="$((server1 - server0))" -v r="$((redis1 - redis0))" -v hz="$(getconf CLK_TCK)" '
+  awk -v s="$((server1 - server0))" -v r="$((redis1 - redis0))" -v c="$((calls1 - calls0))" -v hz="$(getconf CLK_TCK)" '
     / requests in / { n = $1 } /Requests\/sec/ { rate = $2 }
-    END { printf "%.0f %.2f %.2f", rate, s * 1e6 / hz / n, r * 1e6 / hz / n }' <<<"$out"
+    END { printf "%.0f %.2f %.2f %.1f", rate, s * 1e6 / hz / n, r * 1e6 / hz / n, c ? n / c : 0 }' <<<"$out"
 }
 
 median() { sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
@@ -58,13 +66,15 @@ for round in $(seq 1 "$rounds"); do
   echo "round $round done" >&2
 done
 
-# Column COL (1 req/s, 2 server µs/request, 3 Redis µs/request) of a mode's runs, median.
+# Column COL (1 req/s, 2 server µs/request, 3 Redis µs/request, 4 requests per script
+# call) of a mode's runs, median.
 column() { cut -d' ' -f"$2" <"$1" | median; }
-printf '%-22s %10s %10s %8s %14s %14s %14s\n' endpoint single fleet ratio "server µs/req" "fleet server" "redis µs/req"
+printf '%-22s %10s %10s %8s %14s %14s %14s %10s\n' endpoint single fleet ratio "server µs/req" "fleet server" "redis µs/req" "req/call"
 for endpoint in store order; do
   s=$(column "$work/single.$endpoint" 1)
   f=$(column "$work/fleet.$endpoint" 1)
   name=$([[ $endpoint == store ]] && echo "GET /v1/store" || echo "GET /v1/orders/{id}")
-  printf '%-22s %10.0f %10.0f %8.2f %14.2f %14.2f %14.2f\n' "$name" "$s" "$f" "$(awk -v f="$f" -v s="$s" 'BEGIN { print f / s }')" \
-    "$(column "$work/single.$endpoint" 2)" "$(column "$work/fleet.$endpoint" 2)" "$(column "$work/fleet.$endpoint" 3)"
+  printf '%-22s %10.0f %10.0f %8.2f %14.2f %14.2f %14.2f %10.1f\n' "$name" "$s" "$f" "$(awk -v f="$f" -v s="$s" 'BEGIN { print f / s }')" \
+    "$(column "$work/single.$endpoint" 2)" "$(column "$work/fleet.$endpoint" 2)" "$(column "$work/fleet.$endpoint" 3)" \
+    "$(column "$work/fleet.$endpoint" 4)"
 done

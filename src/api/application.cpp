@@ -23,13 +23,13 @@ db::PoolOptions pool_options(const Settings& settings) {
 }
 
 // The scripts of the core's Redis connection, by index.
-enum RedisScript : std::size_t { gcra, record_write_position };
+enum RedisScript : std::size_t { fleet_batch };
 
 std::unique_ptr<redis::Client> redis_client(const Settings& settings, bool reports_outages) {
   if (!settings.redis) return nullptr;
   return std::make_unique<redis::Client>(redis::ClientOptions{
       .endpoint = *settings.redis,
-      .scripts = {auth::kGcraScript, kRecordWritePositionScript},
+      .scripts = {auth::kFleetBatchScript},
       .timeout = settings.redis_timeout,
       .report_outages = reports_outages,
   });
@@ -88,12 +88,12 @@ Application::Application(const Settings& settings, auth::RateLimiter& limiter, d
                          bool reports_outages)
     : pool_(pool_options(settings), statements()),
       redis_(redis_client(settings, reports_outages)),
-      shared_limit_(redis_ ? std::make_unique<auth::SharedRateLimit>(*redis_, RedisScript::gcra,
-                                                                          !settings.replica_urls.empty())
-                           : nullptr),
+      fleet_(redis_ ? std::make_unique<auth::FleetBatch>(*redis_, RedisScript::fleet_batch,
+                                                          !settings.replica_urls.empty())
+                    : nullptr),
       standbys_(standbys(settings)),
-      read_router_(pool_, standbys_.get(), redis_.get(), RedisScript::record_write_position, &positions),
-      authenticator_(pool_, keys_, limiter, shared_limit_.get()),
+      read_router_(pool_, standbys_.get(), fleet_.get(), &positions),
+      authenticator_(pool_, keys_, limiter, fleet_.get()),
       dispatcher_wake_(pool_),
       cursor_secret_(settings.cursor_secret),
       services_{pool_, read_router_, body_parser_, dispatcher_wake_, cursor_secret_} {}

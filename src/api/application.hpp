@@ -62,7 +62,7 @@ class Application final : public http::Handler {
 
   db::Pool pool_;
   std::unique_ptr<redis::Client> redis_;                // fleet mode only
-  std::unique_ptr<auth::SharedRateLimit> shared_limit_;  // likewise
+  std::unique_ptr<auth::FleetBatch> fleet_;             // likewise
   std::unique_ptr<db::Standbys> standbys_;              // with replicas only
   ReadRouter read_router_;
   auth::KeyCache keys_;

@@ -1,18 +1,9 @@
 #include "api/read_router.hpp"
 
-#include <array>
-
-#include "auth/shared_rate_limit.hpp"
 #include "db/lsn.hpp"
 #include "metrics/registry.hpp"
 
 namespace storeapi::api {
-
-const char* const kRecordWritePositionScript = R"lua(
-local stored = redis.call('GET', KEYS[1])
-if not stored or stored < ARGV[1] then redis.call('SET', KEYS[1], ARGV[1]) end
-return 1
-)lua";
 
 namespace {
 
@@ -35,37 +26,40 @@ bool answered(db::Outcome outcome, db::Unit& unit) {
 
 }  // namespace
 
-ReadRouter::ReadRouter(db::Pool& primary, db::Standbys* standbys, redis::Client* redis, std::size_t record_script,
-                       db::WritePositions* local)
+ReadRouter::ReadRouter(db::Pool& primary, db::Standbys* standbys, auth::FleetBatch* fleet, db::WritePositions* local)
     : primary_(primary),
       standbys_(standbys),
-      redis_(redis),
-      record_script_(record_script),
+      fleet_(fleet),
       local_(local),
       on_standby_(reads_on("standby")),
       on_primary_(reads_on("primary")) {}
 
 std::optional<std::uint64_t> ReadRouter::known_position(const auth::Caller& caller) const {
-  return redis_ ? caller.last_write_lsn : local_->find(caller.store());
+  return fleet_ ? caller.last_write_lsn : local_->find(caller.store());
 }
 
 void ReadRouter::ask_position(db::Unit& unit) { unit.sync().add(db::kWalInsertPosition, {}); }
 
-runtime::task<void> ReadRouter::record(db::Unit& unit, std::string_view store) {
+runtime::task<std::optional<std::uint64_t>> ReadRouter::record(db::Unit& unit, std::string_view store) {
   const db::Result& r = unit.result(unit.size() - 1);
   const std::optional<std::uint64_t> position =
       r.ok() && r.rows() == 1 && !r.is_null(0, 0) ? db::parse_lsn(r.text(0, 0)) : std::nullopt;
-  if (!position) co_return;
-  if (!redis_) {
+  if (!position) co_return std::nullopt;
+  if (!fleet_) {
     local_->raise(store, *position);
-    co_return;
+    co_return std::nullopt;
   }
-  const auth::StoreKey key = auth::store_key(auth::kWritePositionKeyPrefix, store);
-  const std::string text = db::fixed_width_lsn(*position);
-  const std::array<std::string_view, 1> keys{key.view()}, args{text};
-  // Unanswered (Redis unreachable): docs/DECISIONS.md "Reads from standbys" says what
-  // that costs.
-  co_await redis_->eval(record_script_, keys, args);
+  if (co_await fleet_->record_position(store, *position)) co_return std::nullopt;
+  co_return position;
+}
+
+runtime::task<void> ReadRouter::record_write(db::Unit& unit, std::string_view store) {
+  const std::optional<std::uint64_t> unrecorded = co_await record(unit, store);
+  // Redis did not take it (unreachable from this node, perhaps not from the others, whose
+  // reads would then trust an older position): the answer waits until every standby has
+  // replayed the write, so that no standby can show what it overwrote. docs/DECISIONS.md
+  // "Reads from standbys".
+  if (unrecorded) co_await standbys_->wait_replayed_everywhere(*unrecorded, kUnrecordedWriteWait);
 }
 
 runtime::task<db::Outcome> ReadRouter::read(db::Unit& unit, const auth::Caller& caller) {
@@ -83,7 +77,7 @@ runtime::task<db::Outcome> ReadRouter::read(db::Unit& unit, const auth::Caller& 
   }
   // Unknown: the primary's position after this read is one every earlier write of the
   // store is at or before (Redis down: nowhere to record it, so not asked).
-  const bool recording = !known && (!redis_ || redis_->up()) && unit.size() < db::Unit::kMaxStatements;
+  const bool recording = !known && (!fleet_ || fleet_->up()) && unit.size() < db::Unit::kMaxStatements;
   if (recording) ask_position(unit);
   const db::Outcome outcome = co_await primary_.run(unit);
   on_primary_.inc();
@@ -95,7 +89,7 @@ runtime::task<db::Outcome> ReadRouter::write(db::Unit& unit, const auth::Caller&
   if (!standbys_) co_return co_await primary_.run(unit);
   ask_position(unit);
   const db::Outcome outcome = co_await primary_.run(unit);
-  if (outcome == db::Outcome::done) co_await record(unit, caller.store());
+  if (outcome == db::Outcome::done) co_await record_write(unit, caller.store());
   co_return outcome;
 }
 
@@ -103,7 +97,7 @@ runtime::task<void> ReadRouter::written_elsewhere(std::string store) {
   if (!standbys_) co_return;
   db::Unit unit;
   unit.add(db::kWalInsertPosition, {});
-  if (co_await primary_.run(unit) == db::Outcome::done) co_await record(unit, store);
+  if (co_await primary_.run(unit) == db::Outcome::done) co_await record_write(unit, store);
 }
 
 }  // namespace storeapi::api

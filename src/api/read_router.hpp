@@ -3,39 +3,38 @@
 // "Reads from standbys"). Each write is followed, in the same pipeline, by
 // pg_current_wal_insert_lsn() after its Sync: a position at or after its commit record,
 // recorded as the store's last write position before the response leaves — in Redis in a
-// fleet (a script that keeps the maximum), else in the process (db::WritePositions). A
+// fleet (auth::FleetBatch, which keeps the maximum), else in the process (db::WritePositions). A
 // read of the store goes to a standby whose replay (db::Standbys) has reached that
 // position, else to the primary; a store with no recorded position reads from the
 // primary, which records the primary's position after that read, so the store's next
 // reads can leave it. A read that fails on a standby runs again on the primary.
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string_view>
 
 #include "auth/authenticator.hpp"
+#include "auth/fleet_batch.hpp"
 #include "db/pool.hpp"
 #include "db/standbys.hpp"
 #include "db/unit.hpp"
 #include "db/write_positions.hpp"
 #include "metrics/series.hpp"
-#include "redis/client.hpp"
 #include "runtime/task.hpp"
 
 namespace storeapi::api {
 
-// The Lua script that records a write position: KEYS[1] the store's position key
-// (auth::kWritePositionKeyPrefix), ARGV[1] the position (db::fixed_width_lsn); it keeps
-// the larger of the stored and the new one (writes finish out of order), without expiry.
-extern const char* const kRecordWritePositionScript;
+// How long a write whose position Redis did not take waits for every standby to replay
+// it: the time after which a standby that has not answered its polls stops being used
+// (db/standbys.cpp), so a wait longer than that would protect nothing more.
+inline constexpr std::chrono::milliseconds kUnrecordedWriteWait{1'000};
 
 class ReadRouter {
  public:
   // Without `standbys` every unit runs on the primary, as on a node without replicas.
-  // With them, positions are kept in Redis when `redis` is given (the script at index
-  // `record_script`), else in `local`.
-  ReadRouter(db::Pool& primary, db::Standbys* standbys, redis::Client* redis, std::size_t record_script,
-             db::WritePositions* local);
+  // With them, positions are kept in Redis when `fleet` is given, else in `local`.
+  ReadRouter(db::Pool& primary, db::Standbys* standbys, auth::FleetBatch* fleet, db::WritePositions* local);
 
   // A GET of the caller's store.
   runtime::task<db::Outcome> read(db::Unit& unit, const auth::Caller& caller);
@@ -50,13 +49,16 @@ class ReadRouter {
   std::optional<std::uint64_t> known_position(const auth::Caller& caller) const;
   // Appends the insert-position query after the unit's last Sync.
   static void ask_position(db::Unit& unit);
-  // Records the position the unit's last statement gave, when it gave one.
-  runtime::task<void> record(db::Unit& unit, std::string_view store);
+  // Records the position the unit's last statement gave, when it gave one. Returns it
+  // when Redis did not take it, else nullopt.
+  runtime::task<std::optional<std::uint64_t>> record(db::Unit& unit, std::string_view store);
+  // record() for a write: one whose position Redis did not take waits (bounded) until
+  // every standby has replayed it before the answer leaves.
+  runtime::task<void> record_write(db::Unit& unit, std::string_view store);
 
   db::Pool& primary_;
   db::Standbys* standbys_;
-  redis::Client* redis_;
-  std::size_t record_script_;
+  auth::FleetBatch* fleet_;
   db::WritePositions* local_;
   metrics::Counter& on_standby_;  // storeapi_db_reads_total{target}
   metrics::Counter& on_primary_;

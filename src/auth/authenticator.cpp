@@ -62,11 +62,11 @@ metrics::Counter& cache_lookups(std::string_view result) {
 
 }  // namespace
 
-Authenticator::Authenticator(db::Pool& pool, KeyCache& cache, RateLimiter& limiter, SharedRateLimit* shared)
+Authenticator::Authenticator(db::Pool& pool, KeyCache& cache, RateLimiter& limiter, FleetBatch* fleet)
     : pool_(pool),
       cache_(cache),
       limiter_(limiter),
-      shared_(shared),
+      fleet_(fleet),
       cache_hits_(cache_lookups("hit")),
       cache_misses_(cache_lookups("miss")),
       cache_known_unknown_(cache_lookups("known_unknown")) {}
@@ -165,10 +165,10 @@ runtime::task<AuthResult> Authenticator::authenticate(std::optional<std::string_
     result.caller.store_body = key->store_body;
     // Process-wide, so it outlives the cache entry across the fleet limiter's suspension.
     metrics::Counter* rate_limited = key->rate_limited;
-    if (shared_) {
+    if (fleet_) {
       std::shared_ptr<RateBucket> own_bucket = key->bucket;
       const std::int64_t per_minute = key->rate_per_minute;
-      std::optional<FleetAdmission> fleet = co_await shared_->acquire(result.caller.store(), per_minute);
+      std::optional<FleetAdmission> fleet = co_await fleet_->admit(result.caller.store(), per_minute);
       // Redis unreachable (docs/DECISIONS.md "Fleet"): the node's own bucket decides.
       result.caller.rate = fleet ? fleet->rate : own_bucket->acquire(monotonic_ns(), per_minute);
       if (fleet) result.caller.last_write_lsn = fleet->last_write_lsn;

@@ -13,7 +13,7 @@
 
 #include "auth/key_cache.hpp"
 #include "auth/rate_limiter.hpp"
-#include "auth/shared_rate_limit.hpp"
+#include "auth/fleet_batch.hpp"
 #include "common/uuid.hpp"
 #include "common/time.hpp"
 #include "db/pool.hpp"
@@ -71,9 +71,9 @@ std::optional<timefmt::Micros> key_expiry(const db::Result& r, int row);
 
 class Authenticator {
  public:
-  // With `shared` (fleet mode) the rate limit is the fleet's, kept in Redis; the node's
+  // With `fleet` (fleet mode) the rate limit is the fleet's, kept in Redis; the node's
   // own buckets serve only while Redis cannot answer.
-  Authenticator(db::Pool& pool, KeyCache& cache, RateLimiter& limiter, SharedRateLimit* shared = nullptr);
+  Authenticator(db::Pool& pool, KeyCache& cache, RateLimiter& limiter, FleetBatch* fleet = nullptr);
 
   // `authorization`: the request's Authorization header, nullopt when it has none. Read
   // before the first suspension only, so the view need not outlive the call.
@@ -89,7 +89,7 @@ class Authenticator {
   db::Pool& pool_;
   KeyCache& cache_;
   RateLimiter& limiter_;
-  SharedRateLimit* shared_;
+  FleetBatch* fleet_;
   // storeapi_key_cache_lookups_total by result.
   metrics::Counter& cache_hits_;
   metrics::Counter& cache_misses_;

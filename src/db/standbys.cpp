@@ -70,6 +70,21 @@ Pool* Standbys::pick(std::uint64_t lsn) noexcept {
   return nullptr;
 }
 
+bool Standbys::replayed_everywhere(std::uint64_t lsn) const noexcept {
+  // A standby this core cannot use now (down, promoted, not answering) is not waited for:
+  // the wait would last its whole bound on every such write.
+  const auto fresh_since = runtime::Clock::now() - stale_after(poll_interval_);
+  return std::all_of(standbys_.begin(), standbys_.end(), [&](const std::unique_ptr<Standby>& s) {
+    const bool in_use = s->usable && s->session == s->pool.losses() && s->polled_at >= fresh_since;
+    return !in_use || s->replayed >= lsn;
+  });
+}
+
+runtime::task<void> Standbys::wait_replayed_everywhere(std::uint64_t lsn, std::chrono::milliseconds bound) {
+  const auto deadline = runtime::Clock::now() + bound;
+  while (!replayed_everywhere(lsn) && runtime::Clock::now() < deadline) co_await runtime::sleep_for(poll_interval_);
+}
+
 runtime::task<void> Standbys::poll(Standby& s) {
   Backoff backoff(std::chrono::milliseconds(50), std::chrono::milliseconds(2'000));
   for (;;) {

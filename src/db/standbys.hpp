@@ -45,9 +45,15 @@ class Standbys {
   // does, read from the primary.
   Pool* pick(std::uint64_t lsn) noexcept;
 
+  // Waits until every standby in use (the ones pick() may choose from: polled recently,
+  // on their current session, in recovery) has replayed past `lsn`, looking again each
+  // poll interval, for at most `bound` (a standby that lags holds it that long).
+  runtime::task<void> wait_replayed_everywhere(std::uint64_t lsn, std::chrono::milliseconds bound);
+
  private:
   struct Standby;
   runtime::task<void> poll(Standby& standby);
+  bool replayed_everywhere(std::uint64_t lsn) const noexcept;
 
   std::chrono::milliseconds poll_interval_;
   std::vector<std::unique_ptr<Standby>> standbys_;

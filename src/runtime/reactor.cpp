@@ -111,6 +111,31 @@ void Reactor::drain_posted() {
   for (auto& fn : batch) fn();
 }
 
+void Reactor::at_iteration_end(IterationEnd& hook) noexcept {
+  if (hook.queued) return;
+  hook.queued = true;
+  hook.next = iteration_end_;
+  iteration_end_ = &hook;
+}
+
+void Reactor::forget(IterationEnd& hook) noexcept {
+  if (!hook.queued) return;
+  for (IterationEnd** link = &iteration_end_; *link; link = &(*link)->next)
+    if (*link == &hook) {
+      *link = hook.next;
+      break;
+    }
+  hook.queued = false;
+}
+
+void Reactor::run_iteration_end() {
+  while (IterationEnd* hook = iteration_end_) {
+    iteration_end_ = hook->next;
+    hook->queued = false;
+    hook->run(hook);
+  }
+}
+
 void Reactor::run() {
   tls_reactor = this;
   arm_wakeup();
@@ -138,6 +163,7 @@ void Reactor::run() {
         c->on_complete(c, ready[i].res, ready[i].flags);
       }
     }
+    run_iteration_end();
   }
   // Operations still in flight die with the ring; their coroutines are never resumed.
   tls_reactor = nullptr;

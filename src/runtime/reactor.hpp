@@ -20,6 +20,15 @@ struct Completion {
   void (*on_complete)(Completion* self, int res, unsigned flags);
 };
 
+// Work deferred to the end of the loop iteration (Reactor::at_iteration_end): it runs once
+// every completion that arrived together has been handled, so that what those handlers
+// queued (e.g. Redis calls, auth/fleet_batch.hpp) leaves as one.
+struct IterationEnd {
+  void (*run)(IterationEnd* self);
+  IterationEnd* next = nullptr;
+  bool queued = false;
+};
+
 class Reactor {
  public:
   struct Options {
@@ -54,6 +63,13 @@ class Reactor {
   // Queues `fn` to run on this reactor's thread; callable from any thread.
   void post(std::function<void()> fn);
 
+  // Runs `hook` once, after the completions of the current loop iteration have been
+  // handled and before the ring is submitted again; queuing it again before then is a
+  // no-op. A hook that queues itself (or another) while hooks run is run in the same turn.
+  void at_iteration_end(IterationEnd& hook) noexcept;
+  // Unqueues `hook` if it is queued (its owner is going away).
+  void forget(IterationEnd& hook) noexcept;
+
   // Asks the kernel to cancel the operation whose completion is `target`; the victim still
   // completes (with -ECANCELED, or normally if it was already done).
   void cancel(const Completion* target);
@@ -72,11 +88,13 @@ class Reactor {
   void arm_wakeup();
   static void on_wakeup(Completion* self, int res, unsigned flags);
   void drain_posted();
+  void run_iteration_end();
 
   unsigned index_;
   io_uring ring_{};
   std::unique_ptr<BufferRing> recv_buffers_;
   bool stopping_ = false;
+  IterationEnd* iteration_end_ = nullptr;  // queued hooks, latest first
 
   struct WakeCompletion : Completion {
     Reactor* reactor;

@@ -68,7 +68,7 @@ class RunWrite : public ::testing::Test {
 
   db::Pool pool_{db::PoolOptions{}, statements()};  // never started: every unit is refused
   json::BodyParser body_parser_;
-  ReadRouter read_router_{pool_, nullptr, nullptr, 0, nullptr};  // no standbys: the primary
+  ReadRouter read_router_{pool_, nullptr, nullptr, nullptr};  // no standbys: the primary
   DispatcherWake dispatcher_wake_{pool_};
   std::string cursor_secret_;
   Services services_{pool_, read_router_, body_parser_, dispatcher_wake_, cursor_secret_};

@@ -9,12 +9,13 @@ void FleetTest::SetUp() {
   node_b_ = start_node();
 }
 
-std::unique_ptr<ServerProcess> FleetTest::start_node(std::uint16_t port) {
+std::unique_ptr<ServerProcess> FleetTest::start_node(std::uint16_t port, const std::map<std::string, std::string>& settings) {
   ProcessOptions options;
   options.env = {{"STOREAPI_DATABASE_URL", db_.url()},
                  {"STOREAPI_THREADS", "2"},
                  {"STOREAPI_ACCESS_LOG", "off"},
                  {"STOREAPI_LISTEN", "127.0.0.1:" + std::to_string(port)}};
+  for (const auto& [name, value] : settings) options.env.insert_or_assign(name, value);
   options.env.merge(fleet_settings());
   auto node = std::make_unique<ServerProcess>(options);
   EXPECT_TRUE(every_core_ready(node->port())) << node->stderr_text();

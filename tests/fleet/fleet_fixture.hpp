@@ -24,8 +24,9 @@ class FleetTest : public AuthTest {
     if (!replica_urls_.empty()) settings["STOREAPI_REPLICA_URLS"] = replica_urls_;
     return settings;
   }
-  // Another node of the fleet (on `port`, else a free one), returned once every core is ready.
-  std::unique_ptr<ServerProcess> start_node(std::uint16_t port = 0);
+  // Another node of the fleet (on `port`, else a free one), returned once every core is
+  // ready; `settings` override the fleet's.
+  std::unique_ptr<ServerProcess> start_node(std::uint16_t port = 0, const std::map<std::string, std::string>& settings = {});
   ServerProcess& node_a() { return server(); }
   ServerProcess& node_b() { return *node_b_; }
   HttpResponse get_on(ServerProcess& node, const std::string& target, const Headers& headers = {}) {

@@ -58,6 +58,33 @@ TEST_F(Fleet, RateLimitIsOneBucketWhicheverNodeAnswers) {
   EXPECT_GT(refused_on_b, 0);
 }
 
+// Clients that hang up while their request waits for its Redis call: each request still
+// counts once in the shared bucket (the request finishes, its answer is dropped), no reply
+// resumes a request that is gone, and the node goes on serving the store exactly.
+TEST_F(Fleet, ClientsThatHangUpMidRequestStillCountAndTheNodeServesOn) {
+  auto store = db_.create_store("pro");  // 60 a minute: one request's share is 1 s
+  auto key = create_key(store.id);
+  constexpr int kGone = 20;
+  for (int i = 0; i < kGone; ++i) {
+    HttpClient c(i % 2 ? node_b().port() : node_a().port(), kReplyTimeout);
+    ASSERT_TRUE(c.send("GET", "/v1/store", bearer(key.key)));
+  }  // each closed at once, before its answer
+  // How many seconds ahead of Redis's clock the store's bucket is: one per request counted.
+  const std::string ahead =
+      "EVAL \"local t = redis.call('TIME') return math.floor(((tonumber(redis.call('GET', KEYS[1])) or 0)"
+      " - (t[1] * 1000000 + t[2])) / 1000000)\" 1 storeapi:{" + store.id + "}:rate";
+  EXPECT_TRUE(eventually([&] {
+    const std::string seconds = redis_.command(ahead);
+    return seconds.size() > 1 && std::stol(seconds.substr(1)) >= kGone - 2;  // refills aside
+  })) << redis_.command(ahead);
+  HttpClient a(node_a().port(), kReplyTimeout);
+  HttpResponse r = a.get("/v1/store", bearer(key.key));
+  ASSERT_EQ(r.status, 200) << r.body;
+  EXPECT_LE(header_number(r, "RateLimit-Remaining"), 60 - kGone - 1 + 2);
+  EXPECT_EQ(node_a().stderr_text().find("fatal"), std::string::npos) << node_a().stderr_text();
+  EXPECT_EQ(node_b().stderr_text().find("fatal"), std::string::npos) << node_b().stderr_text();
+}
+
 // The same headers a single node's limiter gives (auth/rate_limiter.cpp), whichever node
 // answers: at 2 a minute one request's share is 30 s.
 TEST_F(Fleet, HeadersAreTheSingleNodeLimitersWhicheverNodeAnswers) {
@@ -143,7 +170,7 @@ TEST_F(Fleet, WithoutRedisEachNodeKeepsItsOwnLimitAndLogsTheOutageOnce) {
   // Both cores of both nodes reconnect on their own backoff; then the shared bucket counts.
   EXPECT_TRUE(eventually([&] {
     get_on(node_a(), "/v1/store", bearer(key.key));
-    return redis_.command("EXISTS storeapi:rate:" + store.id) == ":1";
+    return redis_.command("EXISTS storeapi:{" + store.id + "}:rate") == ":1";
   }));
   EXPECT_EQ(occurrences(node_a().stderr_text(), "unreachable"), 1u) << node_a().stderr_text();
 }

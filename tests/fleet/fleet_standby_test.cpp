@@ -3,7 +3,8 @@
 // nodes sharing Redis. 1,000 times a write on node A then at once a read on node B shows
 // the new value, while reads do reach the standby (storeapi_db_reads_total); a single
 // node without Redis keeps the same promise through its own record of write positions;
-// killing the standby, then Redis, keeps every answer right; a bad replica setting stops
+// killing the standby, then Redis, keeps every answer right; a write whose node cannot
+// reach Redis (while the others can) waits for the standby; a bad replica setting stops
 // the start.
 #include <simdjson.h>
 
@@ -16,6 +17,7 @@
 #include "fleet/fleet_fixture.hpp"
 #include "support/metrics_scrape.hpp"
 #include "support/poll.hpp"
+#include "support/tcp_forwarder.hpp"
 #include "support/throwaway_cluster.hpp"
 
 namespace storeapi::testing {
@@ -151,16 +153,16 @@ TEST_F(FleetStandby, AWriteOnOneNodeIsNeverMissedByAReadOnTheOther) {
   EXPECT_GT(standby_reads(node_b()), before);
 }
 
-// With standbys the rate-limit script also returns the store's write position: a store
+// With standbys the fleet batch script also returns the store's write position: a store
 // with none recorded yet still draws from the fleet's bucket (not each node's own), its
 // first read records the primary's position, and each write raises it.
 TEST_F(FleetStandby, PositionsLiveInRedisBesideTheBucket) {
   auto store = db_.create_store("pro");  // 60 a minute
   auto key = create_key(store.id);
-  const std::string position_key = "storeapi:lsn:" + store.id;
+  const std::string position_key = "storeapi:{" + store.id + "}:lsn";
   HttpResponse first = get_on(node_a(), "/v1/store", bearer(key.key));
   ASSERT_EQ(first.status, 200);
-  EXPECT_EQ(redis_.command("EXISTS storeapi:rate:" + store.id), ":1");
+  EXPECT_EQ(redis_.command("EXISTS storeapi:{" + store.id + "}:rate"), ":1");
   EXPECT_EQ(redis_.command("EXISTS " + position_key), ":0");
   HttpResponse second = get_on(node_b(), "/v1/customers", bearer(key.key));
   ASSERT_EQ(second.status, 200) << second.body;
@@ -225,6 +227,33 @@ TEST_F(FleetStandby, KillingTheStandbyThenRedisKeepsEveryAnswerRight) {
   // the standby, back and caught up, serves reads again once the nodes have reconnected.
   ASSERT_NO_FATAL_FAILURE(write_then_read(node_a(), node_b(), 301, 50));
   EXPECT_TRUE(reads_reach_standby(node_b(), 350));
+}
+
+// A partial Redis outage: node C loses Redis (the forwarder it reaches Redis through is
+// cut) while node B still reads write positions there. C's write cannot be recorded, so B
+// still trusts the older position — and the standby, its replay paused, has that one.
+// C's answer waits until the standby has replayed the write, so B's read right after it
+// shows the new value.
+TEST_F(FleetStandby, AWriteItsNodeCannotRecordWaitsUntilTheStandbyHasIt) {
+  TcpForwarder to_redis(redis_.port());
+  auto node_c = start_node(0, {{"STOREAPI_REDIS_URL", "redis://127.0.0.1:" + std::to_string(to_redis.port())}});
+  ASSERT_NO_FATAL_FAILURE(set_stock(node_b(), 1));
+  ASSERT_TRUE(reads_reach_standby(node_b(), 1));
+  to_redis.cut();
+  ASSERT_TRUE(eventually([&] { return occurrences(node_c->stderr_text(), "unreachable") == 1; }))
+      << node_c->stderr_text();
+
+  value_on(standby_->url(), "select pg_wal_replay_pause()");
+  // Replay resumes a moment after C's write was sent (a deliberate delay, not a wait for
+  // a condition: it is what C must wait for).
+  std::thread resume([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    value_on(standby_->url(), "select pg_wal_replay_resume()");
+  });
+  set_stock(*node_c, 2);
+  const long seen = read_stock(node_b());
+  resume.join();
+  EXPECT_EQ(seen, 2) << "node B read a standby that had not replayed node C's write";
 }
 
 TEST_F(FleetStandby, ABadReplicaSettingStopsTheStart) {

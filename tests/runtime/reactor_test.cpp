@@ -206,6 +206,62 @@ TEST(Reactor, CurrentIsTheReactorRunningOnThisThread) {
   EXPECT_EQ(Reactor::current_or_null(), nullptr);
 }
 
+// Completions that arrive together are handled first; a hook each of them queued runs
+// once, after all of them (auth/fleet_batch.hpp sends one Redis call per iteration so).
+TEST(Reactor, IterationEndRunsOnceAfterTheCompletionsThatQueuedIt) {
+  Reactor reactor(0, {});
+  struct Hook : IterationEnd {
+    int runs = 0;
+    int handled_when_run = -1;
+    int* handled = nullptr;
+  } hook;
+  int handled = 0;
+  hook.handled = &handled;
+  hook.run = [](IterationEnd* self) {
+    auto* h = static_cast<Hook*>(self);
+    ++h->runs;
+    h->handled_when_run = *h->handled;
+  };
+  constexpr int kTogether = 5;
+  // kTogether NOPs submitted together complete in one iteration.
+  struct Nop : Completion {
+    Hook* hook;
+    int* handled;
+  } nop{{[](Completion* self, int, unsigned) {
+          auto* n = static_cast<Nop*>(self);
+          ++*n->handled;
+          Reactor::current().at_iteration_end(*n->hook);
+        }},
+        &hook, &handled};
+  bool ran = run_task(reactor, [&]() -> task<bool> {
+    for (int i = 0; i < kTogether; ++i) {
+      io_uring_sqe* sqe = reactor.get_sqe();
+      io_uring_prep_nop(sqe);
+      io_uring_sqe_set_data(sqe, &nop);
+    }
+    co_return co_await wait_until([&] { return hook.runs > 0; });
+  }());
+  EXPECT_TRUE(ran);
+  EXPECT_EQ(hook.runs, 1);
+  EXPECT_EQ(hook.handled_when_run, kTogether);
+}
+
+TEST(Reactor, AForgottenIterationEndDoesNotRun) {
+  Reactor reactor(0, {});
+  struct Hook : IterationEnd {
+    int runs = 0;
+  } forgotten, kept;
+  forgotten.run = kept.run = [](IterationEnd* self) { ++static_cast<Hook*>(self)->runs; };
+  run_task(reactor, [&]() -> task<void> {
+    reactor.at_iteration_end(forgotten);
+    reactor.at_iteration_end(kept);
+    reactor.forget(forgotten);
+    co_await sleep_for(1ms);  // an iteration ends meanwhile
+  }());
+  EXPECT_EQ(forgotten.runs, 0);
+  EXPECT_EQ(kept.runs, 1);
+}
+
 // Far more operations than submission entries, linked pairs (recv + deadline) included:
 // the reactor must flush a full queue and never drop an operation.
 TEST(Reactor, MoreOperationsThanSubmissionEntries) {
