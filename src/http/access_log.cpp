@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <utility>
 
 #include "common/time.hpp"
 #include "json/writer.hpp"
@@ -137,7 +138,14 @@ void AccessLog::on_written(runtime::Completion* self, int res, unsigned) {
   }
   log->writing_ = false;
   log->in_flight_.clear();
-  if (!log->pending_.empty()) log->start_write();
+  if (!log->pending_.empty()) return log->start_write();
+  if (log->on_flushed_) std::exchange(log->on_flushed_, nullptr)();
+}
+
+void AccessLog::when_flushed(std::function<void()> done) {
+  // Lines wait in pending_ only while a write is in flight (record starts one otherwise).
+  if (!writing_) return done();
+  on_flushed_ = std::move(done);
 }
 
 }  // namespace storeapi::http

@@ -9,6 +9,7 @@
 // cores never interleave on a pipe, each write carries whole lines only and at most
 // PIPE_BUF bytes (POSIX makes such pipe writes atomic), and no line is longer than that.
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 
@@ -46,6 +47,11 @@ class AccessLog : runtime::Completion {
   AccessLog(int fd, AccessLogFormat format);
   bool enabled() const noexcept { return format_ != AccessLogFormat::off; }
   void record(const AccessRecord& r);
+  // Runs `done` once every line recorded so far has been written (or counted as dropped):
+  // at once when nothing is waiting, else from the completion of the last write. The core
+  // calls it before its loop stops, since writes still queued die with the ring, and a
+  // server that exits would lose the last requests' lines.
+  void when_flushed(std::function<void()> done);
 
  private:
   static void on_written(runtime::Completion* self, int res, unsigned flags);
@@ -59,6 +65,7 @@ class AccessLog : runtime::Completion {
   std::string pending_;
   std::string in_flight_;
   std::size_t in_flight_offset_ = 0;  // written so far
+  std::function<void()> on_flushed_;
   metrics::Counter& dropped_;
 };
 

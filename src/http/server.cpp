@@ -71,7 +71,8 @@ void Server::drain(std::function<void()> on_drained) {
 }
 
 void Server::finish_drain_if_done() {
-  if (draining_ && listener_closed_ && count_ == 0 && on_drained_) std::exchange(on_drained_, nullptr)();
+  // The last connections' access log lines are written before the core may stop.
+  if (draining_ && listener_closed_ && count_ == 0 && on_drained_) log_.when_flushed(std::exchange(on_drained_, nullptr));
 }
 
 void Server::link(Connection* c) noexcept {

@@ -44,7 +44,7 @@ class Server {
   void start();
   // Stops accepting, closes idle connections and lets busy ones finish their current
   // request. `on_drained` runs once the listener is closed (the connections still queued
-  // on it taken) and the last connection is gone.
+  // on it taken), the last connection is gone and its access log lines are written.
   void drain(std::function<void()> on_drained);
 
   bool draining() const noexcept { return draining_; }

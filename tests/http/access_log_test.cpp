@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 #include <limits.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <unistd.h>
 
@@ -211,6 +212,48 @@ TEST(AccessLogOnAPipe, TheLinesOfAFailedWriteAreCounted) {
   cores.post_all([](runtime::Reactor& r) { r.stop(); });
   cores.join();
   ::close(fds[1]);
+}
+
+// A core stops only after its last lines are written (Server::drain waits for this): with
+// the sink full, one line in flight and one waiting, the flush waits for both.
+TEST(AccessLogOnAPipe, WhenFlushedWaitsForTheLinesInFlightAndWaiting) {
+  int fds[2];
+  ASSERT_EQ(::pipe2(fds, O_NONBLOCK), 0);
+  std::size_t filler = 0;
+  for (char block[4096] = {}; ::write(fds[1], block, sizeof block) > 0;) filler += sizeof block;
+  ASSERT_EQ(::fcntl(fds[1], F_SETFL, 0), 0);  // the log's writes wait for room, as on a busy sink
+  std::unique_ptr<AccessLog> log;
+  runtime::Cores cores(1, [&](runtime::Reactor&) { log = std::make_unique<AccessLog>(fds[1], AccessLogFormat::json); });
+  std::atomic<bool> flushed{false}, asked{false};
+  cores.post_all([&](runtime::Reactor&) {
+    log->record(sample());  // in flight, waiting for room in the pipe
+    log->record(sample());  // waits behind it
+    log->when_flushed([&] { flushed = true; });
+    asked = true;
+  });
+  ASSERT_TRUE(testing::eventually([&] { return asked.load(); }));
+  EXPECT_FALSE(flushed.load());
+
+  std::string out;
+  char buf[65536];
+  auto read_available = [&] {
+    for (ssize_t n; (n = ::read(fds[0], buf, sizeof buf)) > 0;) out.append(buf, static_cast<std::size_t>(n));
+  };
+  ASSERT_TRUE(testing::eventually([&] {
+    read_available();
+    return flushed.load();
+  }));
+  read_available();
+  ASSERT_GE(out.size(), filler);
+  EXPECT_EQ(std::count(out.begin() + static_cast<std::ptrdiff_t>(filler), out.end(), '\n'), 2);
+
+  std::atomic<bool> at_once{false};  // nothing waiting: at once
+  cores.post_all([&](runtime::Reactor&) { log->when_flushed([&] { at_once = true; }); });
+  EXPECT_TRUE(testing::eventually([&] { return at_once.load(); }));
+  cores.post_all([](runtime::Reactor& r) { r.stop(); });
+  cores.join();
+  ::close(fds[1]);
+  ::close(fds[0]);
 }
 
 }  // namespace
