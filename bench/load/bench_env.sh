@@ -1,5 +1,6 @@
 # Shared by the read benchmarks (sourced): a dedicated PostgreSQL cluster under
-# .dev/bench, seeded stores reused from run to run, read keys, and a storeapi server.
+# .dev/bench, seeded stores reused from run to run, read keys, and a storeapi server
+# (SERVER_CPUS: the CPUs it may use, taskset -c; its cores pin themselves within them).
 # Nothing here is part of tools/test.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
@@ -56,7 +57,8 @@ start_server() {
   STOREAPI_LISTEN=127.0.0.1:$port STOREAPI_THREADS=${THREADS:-2} STOREAPI_DB_CONNS_PER_THREAD=${DB_CONNS:-1} \
     STOREAPI_ACCESS_LOG=${ACCESS_LOG:-off} STOREAPI_METRICS_LISTEN=${METRICS_LISTEN:-off} \
     STOREAPI_STAGE_TIMING=${STAGE_TIMING:-off} \
-    STOREAPI_SECRET=bench-secret "${STOREAPI_BINARY:-build/storeapi}" >"$STOREAPI_DEV_DIR/access-$port.log" 2>"$STOREAPI_DEV_DIR/server.log" &
+    STOREAPI_SECRET=bench-secret ${SERVER_CPUS:+taskset -c "$SERVER_CPUS"} "${STOREAPI_BINARY:-build/storeapi}" \
+    >"$STOREAPI_DEV_DIR/access-$port.log" 2>"$STOREAPI_DEV_DIR/server.log" &
   server_pid=$!
   base=http://127.0.0.1:$port
   for _ in $(seq 1 100); do

@@ -8,6 +8,9 @@
 # how many requests each script call carried.
 #   bench/load/fleet.sh   CONNS=32 DURATION=5 ROUNDS=3 THREADS=2 DB_CONNS=1 by default
 #   REDIS_CPUS=1 bench/load/fleet.sh   Redis pinned (taskset -c) to those CPUs
+#   SERVER_CPUS=0 THREADS=1 OTHERS_CPUS=1 bench/load/fleet.sh   the server alone on CPU 0,
+#     and wrk, Redis and PostgreSQL (its running processes and the backends they fork)
+#     on CPU 1: Redis takes none of the server's CPU, but its answers wait behind wrk.
 set -euo pipefail
 source "$(dirname "$0")/bench_env.sh"
 conns=${CONNS:-32}
@@ -21,6 +24,16 @@ bench_setup
 store=$(ensure_store fleet-bench 10000)
 key=$(store_key "$store")
 order=$(psql_bench -c "select id from orders where store_id = '$store' order by created_at desc limit 1")
+
+others=()
+if [[ -n ${OTHERS_CPUS:-} ]]; then
+  others=(taskset -c "$OTHERS_CPUS")
+  REDIS_CPUS=$OTHERS_CPUS
+  postmaster=$(head -1 "$STOREAPI_DEV_DIR/pg/data/postmaster.pid")
+  for pid in "$postmaster" $(pgrep -P "$postmaster"); do
+    taskset -a -c -p "$OTHERS_CPUS" "$pid" >/dev/null
+  done
+fi
 
 redis_port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
 pin=()
@@ -39,12 +52,12 @@ script_calls() {
 
 # "req/s server-µs-per-request redis-µs-per-request requests-per-script-call" of wrk on PATH.
 rps() {
-  wrk -t 2 -c "$conns" -d 1s -H "Authorization: Bearer $key" "$base$1" >/dev/null  # warm-up
+  "${others[@]}" wrk -t 2 -c "$conns" -d 1s -H "Authorization: Bearer $key" "$base$1" >/dev/null  # warm-up
   local out server0 redis0 calls0 server1 redis1 calls1
   server0=$(cpu_ticks "$server_pid")
   redis0=$(cpu_ticks "$redis_pid")
   calls0=$(script_calls)
-  out=$(wrk -t 2 -c "$conns" -d "${duration}s" -H "Authorization: Bearer $key" "$base$1")
+  out=$("${others[@]}" wrk -t 2 -c "$conns" -d "${duration}s" -H "Authorization: Bearer $key" "$base$1")
   server1=$(cpu_ticks "$server_pid")
   redis1=$(cpu_ticks "$redis_pid")
   calls1=$(script_calls)
