@@ -10,7 +10,7 @@
 
 namespace storeapi::auth {
 
-// admit() is the bucket's side of RateBucket::acquire (auth/rate_limiter.cpp) for a run of
+// admit() is the bucket's side of auth::Gcra (auth/rate_limiter.hpp) for a run of
 // `count` requests at one instant, in microseconds of Redis's TIME, read once per call:
 // the first floor((window - offset) / interval) of them fit (at most `count`), and the
 // bucket moves on by one interval for each. The decisions themselves are worked out by
@@ -71,32 +71,8 @@ void append_key(std::string& out, FleetKey key, std::string_view store_id) {
   out += key == FleetKey::rate ? "}:rate" : "}:lsn";
 }
 
-namespace {
-
-constexpr std::int64_t kMicrosPerSecond = 1'000'000;
-constexpr std::int64_t kMicrosPerMinute = 60 * kMicrosPerSecond;
-
-std::int64_t ceil_seconds(std::int64_t micros) {
-  return micros <= 0 ? 0 : (micros + kMicrosPerSecond - 1) / kMicrosPerSecond;
-}
-
-}  // namespace
-
 RateDecision decision_in_run(std::int64_t offset_us, std::int64_t per_minute, std::int64_t nth) noexcept {
-  per_minute = std::max<std::int64_t>(per_minute, 1);
-  // At least 1 µs: a limit above 60,000,000 a minute refills at one request per µs (its
-  // burst stays the limit).
-  const std::int64_t interval = std::max<std::int64_t>(kMicrosPerMinute / per_minute, 1);
-  const std::int64_t window = interval * per_minute;
-  // How many of the run fit, up to this one: the script's `allowed`.
-  const std::int64_t fit = std::min(nth + 1, offset_us >= window ? 0 : (window - offset_us) / interval);
-  if (nth < fit) {
-    const std::int64_t ahead = offset_us + (nth + 1) * interval;  // the bucket after this one
-    return {true, per_minute, (window - ahead) / interval, ceil_seconds(ahead), 0};
-  }
-  // Refused, like every one after the last that fit: the bucket stays where they left it.
-  const std::int64_t start = offset_us + fit * interval;
-  return {false, per_minute, 0, ceil_seconds(start), std::max<std::int64_t>(1, ceil_seconds(start + interval - window))};
+  return Gcra(per_minute, 1'000'000).decide(offset_us, nth);
 }
 
 std::optional<RunStart> run_start_from_reply(const redisReply& reply) {

@@ -44,10 +44,10 @@ extern const char* const kFleetBatchScript;
 enum class FleetKey { rate, write_position };
 void append_key(std::string& out, FleetKey key, std::string_view store_id);
 
-// The GCRA decision (auth/rate_limiter.cpp, in microseconds) for the `nth` (from 0) of a
-// run of requests of one store arriving at the same instant, its bucket `offset_us` ahead
-// of that instant before the first of them: what RateBucket::acquire would answer the
-// nth of as many calls in a row. Refused requests consume nothing.
+// Gcra::decide in microseconds, the script's unit, for the `nth` (from 0) of a run of
+// requests of one store arriving at the same instant, its bucket `offset_us` ahead of that
+// instant before the first of them: what RateBucket::acquire would answer the nth of as
+// many calls in a row. Refused requests consume nothing.
 RateDecision decision_in_run(std::int64_t offset_us, std::int64_t per_minute, std::int64_t nth) noexcept;
 
 // What the fleet says about a request of a store.

@@ -6,30 +6,40 @@
 namespace storeapi::auth {
 namespace {
 
-constexpr std::int64_t kSecond = 1'000'000'000;
-constexpr std::int64_t kMinute = 60 * kSecond;
+constexpr std::int64_t kSecond = 1'000'000'000;  // RateBucket's unit: nanoseconds
 
 std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return a <= 0 ? 0 : (a + b - 1) / b; }
 
 }  // namespace
 
+Gcra::Gcra(std::int64_t per_minute, std::int64_t units_per_second) noexcept
+    : per_minute_(std::max<std::int64_t>(per_minute, 1)),
+      units_per_second_(units_per_second),
+      interval_(std::max<std::int64_t>(60 * units_per_second / per_minute_, 1)),
+      window_(interval_ * per_minute_) {}
+
+RateDecision Gcra::decide(std::int64_t offset, std::int64_t nth) const noexcept {
+  // How many of the run fit, up to this one.
+  const std::int64_t fit = std::min(nth + 1, offset >= window_ ? 0 : (window_ - offset) / interval_);
+  if (nth < fit) {
+    const std::int64_t ahead = offset + (nth + 1) * interval_;  // the bucket after this one
+    return {true, per_minute_, (window_ - ahead) / interval_, ceil_div(ahead, units_per_second_), 0};
+  }
+  // Refused, like every one after the last that fit: the bucket stays where they left it.
+  const std::int64_t start = offset + fit * interval_;
+  return {false, per_minute_, 0, ceil_div(start, units_per_second_),
+          std::max<std::int64_t>(1, ceil_div(start + interval_ - window_, units_per_second_))};
+}
+
 RateDecision RateBucket::acquire(std::int64_t now, std::int64_t per_minute) noexcept {
-  per_minute = std::max<std::int64_t>(per_minute, 1);
-  const std::int64_t interval = kMinute / per_minute;  // one request's share of a minute
-  const std::int64_t window = interval * per_minute;   // the whole burst
+  const Gcra gcra(per_minute, kSecond);
   std::int64_t tat = tat_.load(std::memory_order_relaxed);
   for (;;) {
-    std::int64_t start = std::max(tat, now);
-    std::int64_t next = start + interval;
-    if (next - now > window) {
-      // Refused: the bucket stays as it is.
-      std::int64_t wait = next - now - window;
-      return {false, per_minute, 0, ceil_div(start - now, kSecond), std::max<std::int64_t>(1, ceil_div(wait, kSecond))};
-    }
-    if (tat_.compare_exchange_weak(tat, next, std::memory_order_relaxed)) {
-      std::int64_t remaining = (window - (next - now)) / interval;
-      return {true, per_minute, remaining, ceil_div(next - now, kSecond), 0};
-    }
+    const std::int64_t offset = std::max<std::int64_t>(tat - now, 0);
+    const RateDecision decision = gcra.decide(offset, 0);
+    // Refused: the bucket stays as it is.
+    if (!decision.allowed) return decision;
+    if (tat_.compare_exchange_weak(tat, now + offset + gcra.interval(), std::memory_order_relaxed)) return decision;
   }
 }
 

@@ -22,6 +22,31 @@ struct RateDecision {
   std::int64_t retry_after_s;  // Retry-After when refused (>= 1)
 };
 
+// The GCRA arithmetic, shared by the node's own bucket (RateBucket, in nanoseconds) and
+// the fleet's bucket in Redis (auth/fleet_batch.hpp, in microseconds of Redis's clock), so
+// that both answer the same headers.
+class Gcra {
+ public:
+  // `per_minute` requests a minute (at least 1), in a time unit of which
+  // `units_per_second` make a second. One request's interval is at least one unit: a
+  // limit above one request per unit refills at one per unit (its burst stays the limit).
+  Gcra(std::int64_t per_minute, std::int64_t units_per_second) noexcept;
+
+  // How far one allowed request moves the bucket.
+  std::int64_t interval() const noexcept { return interval_; }
+
+  // The decision for the `nth` (from 0) of requests arriving at one instant, the bucket
+  // `offset` (>= 0) ahead of that instant before the first of them: what as many
+  // acquisitions in a row would answer the nth. Refused requests consume nothing.
+  RateDecision decide(std::int64_t offset, std::int64_t nth) const noexcept;
+
+ private:
+  std::int64_t per_minute_;
+  std::int64_t units_per_second_;
+  std::int64_t interval_;  // one request's share of a minute
+  std::int64_t window_;    // the whole burst
+};
+
 class RateBucket {
  public:
   // `now_ns` is a monotonic clock reading. A refused request consumes nothing.
