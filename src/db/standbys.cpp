@@ -32,6 +32,12 @@ struct Standbys::Standby {
   std::uint64_t session = 0;
   bool usable = false;
   runtime::Clock::time_point polled_at{};
+
+  // Reads may go here (pick) and writes wait for it (replayed_everywhere): in recovery, on
+  // the session its last good poll saw, and that poll no older than `fresh_since`.
+  bool in_use(runtime::Clock::time_point fresh_since) const noexcept {
+    return usable && session == pool.losses() && polled_at >= fresh_since;
+  }
 };
 
 Standbys::Standbys(const StandbyOptions& options, std::span<const Statement> statements)
@@ -61,8 +67,7 @@ Pool* Standbys::pick(std::uint64_t lsn) noexcept {
   const auto fresh_since = runtime::Clock::now() - stale_after(poll_interval_);
   for (std::size_t i = 0; i < standbys_.size(); ++i) {
     Standby& s = *standbys_[(turn_ + i) % standbys_.size()];
-    if (s.usable && s.replayed >= lsn && s.session == s.pool.losses() && s.polled_at >= fresh_since &&
-        s.pool.ready()) {
+    if (s.in_use(fresh_since) && s.replayed >= lsn && s.pool.ready()) {
       turn_ = (turn_ + i + 1) % standbys_.size();
       return &s.pool;
     }
@@ -75,8 +80,7 @@ bool Standbys::replayed_everywhere(std::uint64_t lsn) const noexcept {
   // the wait would last its whole bound on every such write.
   const auto fresh_since = runtime::Clock::now() - stale_after(poll_interval_);
   return std::all_of(standbys_.begin(), standbys_.end(), [&](const std::unique_ptr<Standby>& s) {
-    const bool in_use = s->usable && s->session == s->pool.losses() && s->polled_at >= fresh_since;
-    return !in_use || s->replayed >= lsn;
+    return !s->in_use(fresh_since) || s->replayed >= lsn;
   });
 }
 
