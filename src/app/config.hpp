@@ -33,8 +33,9 @@ struct Config {
   // STOREAPI_SECRET signs list cursors; unset (empty), the fleet's secret is read from
   // the database (sql/020_cursor_secret.sql).
   std::string secret;
-  // STOREAPI_REDIS_URL: fleet mode, the rate limits shared through this Redis. Unset: each
-  // process keeps its own (one node).
+  // STOREAPI_REDIS_URL: fleet mode, the rate limits shared through this Redis
+  // (redis://host[:port][/db] or unix:///path[?db=N]). Unset: each process keeps its own
+  // (one node).
   std::optional<redis::Endpoint> redis;
   std::chrono::milliseconds redis_timeout{200};   // STOREAPI_REDIS_TIMEOUT_MS
   // STOREAPI_REPLICA_URLS: libpq URLs of hot standbys (comma-separated) that serve GETs of

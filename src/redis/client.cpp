@@ -107,8 +107,10 @@ runtime::task<bool> Client::open(std::string& error) {
     error = std::strerror(errno);
     co_return false;
   }
-  int one = 1;
-  ::setsockopt(fd_, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+  if (is_tcp(e)) {
+    int one = 1;
+    ::setsockopt(fd_, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+  }
   const auto deadline = runtime::Deadline::after(options_.timeout);
   int rc = co_await runtime::Connect(fd_, reinterpret_cast<const sockaddr*>(&e.address), e.length, &deadline);
   if (rc < 0) {

@@ -1,8 +1,10 @@
 #include "redis/endpoint.hpp"
 
 #include <netdb.h>
+#include <sys/un.h>
 
 #include <charconv>
+#include <cstddef>
 #include <cstring>
 #include <string_view>
 
@@ -18,16 +20,37 @@ bool whole_number(std::string_view text, T& out, T max) {
 }  // namespace
 
 std::optional<Endpoint> parse_endpoint(const std::string& url, std::string& error) {
-  constexpr std::string_view kScheme = "redis://";
+  constexpr std::string_view kScheme = "redis://", kUnixScheme = "unix://";
   std::string_view rest(url);
   auto bad = [&](const std::string& why) {
-    error = "STOREAPI_REDIS_URL: " + why + " (expected redis://host[:port][/db]), got '" + url + "'";
+    error = "STOREAPI_REDIS_URL: " + why + " (expected redis://host[:port][/db] or unix:///path[?db=N]), got '" +
+            url + "'";
     return std::nullopt;
   };
-  if (!rest.starts_with(kScheme)) return bad("not a redis:// URL");
+  Endpoint e;
+  if (rest.starts_with(kUnixScheme)) {
+    // A Redis on the node's own host, through its socket file: no TCP stack on either
+    // side, which is most of what a script call costs Redis (bench/RESULTS.md).
+    rest.remove_prefix(kUnixScheme.size());
+    if (std::size_t query = rest.find('?'); query != std::string_view::npos) {
+      std::string_view db = rest.substr(query + 1);
+      if (!db.starts_with("db=") || !whole_number(db.substr(3), e.database, 15u))
+        return bad("the only query is db=0 to 15");
+      rest = rest.substr(0, query);
+    }
+    sockaddr_un address{};
+    address.sun_family = AF_UNIX;
+    if (!rest.starts_with('/')) return bad("the socket path must be absolute");
+    if (rest.size() >= sizeof address.sun_path) return bad("the socket path is too long");
+    std::memcpy(address.sun_path, rest.data(), rest.size());
+    std::memcpy(&e.address, &address, sizeof address);
+    e.length = static_cast<socklen_t>(offsetof(sockaddr_un, sun_path) + rest.size() + 1);
+    e.text = rest;
+    return e;
+  }
+  if (!rest.starts_with(kScheme)) return bad("not a redis:// or unix:// URL");
   rest.remove_prefix(kScheme.size());
   if (rest.find('@') != std::string_view::npos) return bad("credentials are not supported");
-  Endpoint e;
   if (std::size_t slash = rest.find('/'); slash != std::string_view::npos) {
     std::string_view db = rest.substr(slash + 1);
     if (!db.empty() && !whole_number(db, e.database, 15u)) return bad("the database must be 0 to 15");

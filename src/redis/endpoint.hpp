@@ -1,6 +1,7 @@
 #pragma once
 // Where a Redis server is: STOREAPI_REDIS_URL, "redis://host[:port][/db]", resolved once
-// at start (host names included, so a per-core reconnect never blocks on a resolver).
+// at start (host names included, so a per-core reconnect never blocks on a resolver), or
+// "unix:///path[?db=N]", the socket file of a Redis on the same host.
 #include <sys/socket.h>
 
 #include <optional>
@@ -12,10 +13,13 @@ struct Endpoint {
   sockaddr_storage address{};
   socklen_t length = 0;
   unsigned database = 0;  // SELECTed on every connection when not 0
-  std::string text;       // host:port, for messages
+  std::string text;       // host:port or the socket's path, for messages
 };
 
 // The endpoint of `url`, or nullopt with a one-line `error` (bad form, unknown host).
 std::optional<Endpoint> parse_endpoint(const std::string& url, std::string& error);
+
+// A TCP endpoint (its connections want TCP_NODELAY), not a socket file.
+inline bool is_tcp(const Endpoint& e) noexcept { return e.address.ss_family != AF_UNIX; }
 
 }  // namespace storeapi::redis

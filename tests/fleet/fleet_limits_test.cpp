@@ -13,7 +13,10 @@
 namespace storeapi::testing {
 namespace {
 
-using Fleet = FleetTest;
+class Fleet : public FleetTest {
+ protected:
+  void expect_one_bucket(ServerProcess& first, ServerProcess& second);
+};
 
 std::string next_cursor(const HttpResponse& page) {
   simdjson::dom::parser parser;
@@ -25,10 +28,13 @@ std::string next_cursor(const HttpResponse& page) {
   return std::string(cursor);
 }
 
-TEST_F(Fleet, RateLimitIsOneBucketWhicheverNodeAnswers) {
-  auto store = db_.create_store("pro");  // 60 a minute
+// 120 requests of a Pro store (60 a minute), alternating between nodes `first` and
+// `second`: exactly the 60 of the full bucket pass (plus a refill per second the loop
+// took), counted down by one bucket, and each node both serves and refuses.
+void Fleet::expect_one_bucket(ServerProcess& first, ServerProcess& second) {
+  auto store = db_.create_store("pro");
   auto key = create_key(store.id);
-  HttpClient a(node_a().port(), kReplyTimeout), b(node_b().port(), kReplyTimeout);
+  HttpClient a(first.port(), kReplyTimeout), b(second.port(), kReplyTimeout);
   int ok = 0, refused = 0, ok_on_b = 0, refused_on_b = 0;
   long last_remaining = 60;
   const auto started = std::chrono::steady_clock::now();
@@ -56,6 +62,16 @@ TEST_F(Fleet, RateLimitIsOneBucketWhicheverNodeAnswers) {
   EXPECT_EQ(ok + refused, 120);
   EXPECT_GT(ok_on_b, 0);
   EXPECT_GT(refused_on_b, 0);
+}
+
+TEST_F(Fleet, RateLimitIsOneBucketWhicheverNodeAnswers) { expect_one_bucket(node_a(), node_b()); }
+
+// A node on Redis's host may reach it through its socket file; it shares the bucket of the
+// nodes that reach the same Redis over TCP.
+TEST_F(Fleet, ANodeThroughTheSocketFileSharesTheBucket) {
+  auto node_c = start_node(0, {{"STOREAPI_REDIS_URL", redis_.socket_url()}});
+  expect_one_bucket(node_a(), *node_c);
+  EXPECT_EQ(occurrences(node_c->stderr_text(), "unreachable"), 0u) << node_c->stderr_text();
 }
 
 // Clients that hang up while their request waits for its Redis call: each request still
@@ -220,10 +236,15 @@ TEST_F(Fleet, ABadOrUnreachableRedisSettingStopsTheStart) {
   EXPECT_EQ(malformed, 2);
   EXPECT_NE(malformed_log.find("STOREAPI_REDIS_URL"), std::string::npos) << malformed_log;
   redis_.kill();
-  auto [unreachable, unreachable_log] = start_with(redis_.url());
-  EXPECT_EQ(unreachable, 1);
-  EXPECT_NE(unreachable_log.find("STOREAPI_REDIS_URL"), std::string::npos) << unreachable_log;
-  EXPECT_NE(unreachable_log.find("refused"), std::string::npos) << unreachable_log;
+  for (const std::string& url : {redis_.url(), redis_.socket_url()}) {
+    auto [unreachable, unreachable_log] = start_with(url);
+    EXPECT_EQ(unreachable, 1) << url;
+    EXPECT_NE(unreachable_log.find("STOREAPI_REDIS_URL"), std::string::npos) << unreachable_log;
+    // ECONNREFUSED from the port, ENOENT from the socket file redis-server removed.
+    EXPECT_TRUE(unreachable_log.find("refused") != std::string::npos ||
+                unreachable_log.find("No such file") != std::string::npos)
+        << unreachable_log;
+  }
 }
 
 }  // namespace

@@ -1,7 +1,10 @@
-// STOREAPI_REDIS_URL: redis://host[:port][/db], resolved once; anything else is a clear
-// error naming the variable.
+// STOREAPI_REDIS_URL: redis://host[:port][/db], resolved once, or unix:///path[?db=N];
+// anything else is a clear error naming the variable.
 #include <gtest/gtest.h>
 #include <netinet/in.h>
+#include <sys/un.h>
+
+#include <cstddef>
 
 #include "redis/endpoint.hpp"
 
@@ -30,10 +33,31 @@ TEST(RedisEndpoint, ParsesHostPortAndDatabase) {
   EXPECT_EQ(v6->address.ss_family, AF_INET6);
 }
 
+TEST(RedisEndpoint, ParsesASocketFileAndItsDatabase) {
+  std::string error;
+  auto e = parse_endpoint("unix:///run/redis/redis-server.sock?db=2", error);
+  ASSERT_TRUE(e) << error;
+  const auto& address = reinterpret_cast<const sockaddr_un&>(e->address);
+  EXPECT_EQ(address.sun_family, AF_UNIX);
+  EXPECT_STREQ(address.sun_path, "/run/redis/redis-server.sock");
+  EXPECT_EQ(e->length, offsetof(sockaddr_un, sun_path) + sizeof "/run/redis/redis-server.sock");
+  EXPECT_EQ(e->database, 2u);
+  EXPECT_EQ(e->text, "/run/redis/redis-server.sock");
+  EXPECT_FALSE(is_tcp(*e));
+
+  auto plain = parse_endpoint("unix:///tmp/r.sock", error);
+  ASSERT_TRUE(plain) << error;
+  EXPECT_EQ(plain->database, 0u);
+  EXPECT_TRUE(is_tcp(*parse_endpoint("redis://127.0.0.1", error)));
+}
+
 TEST(RedisEndpoint, RefusesWhatItCannotUse) {
-  for (const char* url : {"http://127.0.0.1:6379", "127.0.0.1:6379", "redis://", "redis://:6379",
-                          "redis://127.0.0.1:0", "redis://127.0.0.1:99999", "redis://127.0.0.1:x",
-                          "redis://127.0.0.1/16", "redis://user:pw@127.0.0.1", "redis://[::1"}) {
+  const std::string too_long = "unix:///" + std::string(sizeof(sockaddr_un::sun_path), 'x');
+  for (const std::string url : {"http://127.0.0.1:6379", "127.0.0.1:6379", "redis://", "redis://:6379",
+                                "redis://127.0.0.1:0", "redis://127.0.0.1:99999", "redis://127.0.0.1:x",
+                                "redis://127.0.0.1/16", "redis://user:pw@127.0.0.1", "redis://[::1", "unix://",
+                                "unix://relative.sock", "unix:///tmp/r.sock?db=16", "unix:///tmp/r.sock?database=1",
+                                "unix:///tmp/r.sock?db=", too_long.c_str()}) {
     std::string error;
     EXPECT_FALSE(parse_endpoint(url, error)) << url;
     EXPECT_TRUE(error.starts_with("STOREAPI_REDIS_URL: ")) << url << ": " << error;

@@ -17,7 +17,8 @@ RedisProcess::RedisProcess() : port_(free_port()) { start(); }
 void RedisProcess::start() {
   ProcessOptions options;
   options.binary = "/usr/bin/redis-server";  // an absolute path wins over the build directory
-  options.args = {"--port", std::to_string(port_), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
+  options.args = {"--port", std::to_string(port_), "--bind", "127.0.0.1", "--unixsocket", socket_path(),
+                  "--save", "", "--appendonly", "no",
                   "--daemonize", "no", "--loglevel", "warning"};
   options.inherit_settings = false;
   options.wait_for_listening = false;

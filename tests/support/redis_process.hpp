@@ -1,6 +1,7 @@
 #pragma once
-// A redis-server of the test's own on a free loopback port (no persistence), for the fleet
-// tests. It can be killed and started again on the same port, as an outage would.
+// A redis-server of the test's own on a free loopback port and a socket file named after
+// it (no persistence), for the fleet tests. It can be killed and started again on the
+// same port, as an outage would.
 #include <signal.h>
 
 #include <cstdint>
@@ -27,11 +28,15 @@ class RedisProcess {
 
   std::uint16_t port() const noexcept { return port_; }
   std::string url() const { return "redis://127.0.0.1:" + std::to_string(port_); }
+  // The same Redis through its socket file (STOREAPI_REDIS_URL's unix:// form).
+  std::string socket_url() const { return "unix://" + socket_path(); }
 
   // Sends one inline command and returns the first line of the answer ("" when none).
   std::string command(const std::string& line) const;
 
  private:
+  std::string socket_path() const { return "/tmp/storeapi-test-redis-" + std::to_string(port_) + ".sock"; }
+
   std::uint16_t port_;
   std::unique_ptr<ServerProcess> process_;
 };
