@@ -110,8 +110,10 @@ bool Application::ready() const noexcept { return !draining_ && pool_.ready() &&
 bool Application::settled() const noexcept {
   // Redis is not needed to serve (the node's own limits stand in), but its first attempt
   // is waited for, so that a node that can reach it starts with the fleet's limits.
+  // The standbys' first polls too: a write before them would not know which standbys it
+  // must wait for (api/read_router.hpp), and another node may read from one of them.
   const bool database_settled = ready() || (pool_.settled() && !pool_.ready());
-  return database_settled && (!redis_ || redis_->settled());
+  return database_settled && (!redis_ || redis_->settled()) && (!standbys_ || standbys_->settled());
 }
 
 runtime::task<void> Application::apply_store_change(std::string payload) {

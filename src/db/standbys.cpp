@@ -32,6 +32,9 @@ struct Standbys::Standby {
   std::uint64_t session = 0;
   bool usable = false;
   runtime::Clock::time_point polled_at{};
+  // A poll has ended since the connection's first attempt (up or refused): in_use() says
+  // what it will say until the next poll, not "not yet known".
+  bool settled = false;
 
   // Reads may go here (pick) and writes wait for it (replayed_everywhere): in recovery, on
   // the session its last good poll saw, and that poll no older than `fresh_since`.
@@ -84,6 +87,10 @@ bool Standbys::replayed_everywhere(std::uint64_t lsn) const noexcept {
   });
 }
 
+bool Standbys::settled() const noexcept {
+  return std::all_of(standbys_.begin(), standbys_.end(), [](const std::unique_ptr<Standby>& s) { return s->settled; });
+}
+
 runtime::task<void> Standbys::wait_replayed_everywhere(std::uint64_t lsn, std::chrono::milliseconds bound) {
   const auto deadline = runtime::Clock::now() + bound;
   while (!replayed_everywhere(lsn) && runtime::Clock::now() < deadline) co_await runtime::sleep_for(poll_interval_);
@@ -93,6 +100,7 @@ runtime::task<void> Standbys::poll(Standby& s) {
   Backoff backoff(std::chrono::milliseconds(50), std::chrono::milliseconds(2'000));
   for (;;) {
     const std::uint64_t session = s.pool.losses();
+    const bool connection_attempted = s.pool.settled();
     Unit unit;
     unit.add(kReplayPosition, {});
     const Outcome outcome = co_await s.pool.run(unit);
@@ -102,6 +110,7 @@ runtime::task<void> Standbys::poll(Standby& s) {
         outcome == Outcome::done && r.ok() && r.rows() == 1 && !r.is_null(0, 0) && r.boolean(0, 1)
             ? parse_lsn(r.text(0, 0))
             : std::nullopt;
+    if (connection_attempted) s.settled = true;
     if (replayed && session == s.pool.losses()) {
       // Never backwards on one session: replay only moves forward.
       s.replayed = s.session == session && s.usable ? std::max(s.replayed, *replayed) : *replayed;
@@ -112,7 +121,9 @@ runtime::task<void> Standbys::poll(Standby& s) {
       co_await runtime::sleep_for(poll_interval_);
     } else {
       s.usable = false;
-      co_await runtime::sleep_for(backoff.next());
+      // While the connection makes its first attempt, look again soon: the node waits for
+      // this standby's first poll before it listens (settled()).
+      co_await runtime::sleep_for(s.settled ? backoff.next() : poll_interval_);
     }
   }
 }

@@ -50,6 +50,11 @@ class Standbys {
   // poll interval, for at most `bound` (a standby that lags holds it that long).
   runtime::task<void> wait_replayed_everywhere(std::uint64_t lsn, std::chrono::milliseconds bound);
 
+  // Every standby has had its first poll since its connection's first attempt: whether it
+  // is in use is known. Until then a write could not tell that a standby it must wait for
+  // is there (it would not wait), so the node listens only once this holds.
+  bool settled() const noexcept;
+
  private:
   struct Standby;
   runtime::task<void> poll(Standby& standby);
