@@ -1,13 +1,16 @@
 #pragma once
 // build/storeapi-dispatch as a child process, for the dispatcher tests and bench/load: a
 // ServerProcess that gets exactly `settings` as its STOREAPI_* environment (nothing
-// inherited, no defaults but /metrics on a free port: metrics_port()), so only its start
-// is waited for.
+// inherited, no defaults but /metrics on a free port: metrics_port()). The constructor
+// returns once it has started: its "metrics on" line, printed after it blocked SIGTERM
+// for its signalfd (or once it exited). A SIGTERM sent before would end it by the
+// default action (exit status 143), not by its orderly stop.
 // Stop it with terminate() (SIGTERM; its exit status), crash it with kill(); what it
 // logged is stderr_text().
 #include <map>
 #include <string>
 
+#include "support/poll.hpp"
 #include "support/server_process.hpp"
 
 namespace storeapi::testing {
@@ -16,7 +19,9 @@ using Settings = std::map<std::string, std::string>;
 
 class DispatcherProcess : public ServerProcess {
  public:
-  explicit DispatcherProcess(const Settings& settings) : ServerProcess(options(settings)) {}
+  explicit DispatcherProcess(const Settings& settings) : ServerProcess(options(settings)) {
+    eventually([&] { return metrics_port() != 0 || !running(); });
+  }
 
  private:
   static ProcessOptions options(const Settings& settings) {
