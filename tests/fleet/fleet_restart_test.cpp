@@ -5,6 +5,7 @@
 // port (SO_REUSEPORT) takes over with no refused connection.
 #include <atomic>
 #include <csignal>
+#include <fstream>
 #include <thread>
 
 #include "auth/auth_fixture.hpp"
@@ -16,6 +17,30 @@ namespace {
 class Restart : public AuthTest {
  protected:
   void SetUp() override {}  // each test starts its servers itself
+};
+
+// A kernel setting (/proc/sys) turned on for a test's run and put back after it.
+class KernelSetting {
+ public:
+  KernelSetting(std::string path, const std::string& value) : path_(std::move(path)) {
+    if (!(std::ifstream(path_) >> previous_)) return;  // a kernel without it
+    if (previous_ == value) {
+      on_ = true;
+      return;
+    }
+    std::ofstream out(path_);
+    on_ = restore_ = static_cast<bool>(out << value << std::flush);  // false unless root
+  }
+  ~KernelSetting() {
+    if (restore_) std::ofstream(path_) << previous_;
+  }
+  KernelSetting(const KernelSetting&) = delete;
+  KernelSetting& operator=(const KernelSetting&) = delete;
+  bool on() const noexcept { return on_; }
+
+ private:
+  std::string path_, previous_;
+  bool on_ = false, restore_ = false;
 };
 
 int status_of_fresh_request(std::uint16_t port, const std::string& target, const Headers& headers = {}) {
@@ -53,7 +78,12 @@ TEST_F(Restart, SigtermTurnsReadyzOffWhileServingForTheDrainPeriod) {
   EXPECT_GE(std::chrono::steady_clock::now() - signalled, std::chrono::milliseconds(3000));
 }
 
+// With the setting dist/sysctl installs: without it, a connection that completes its
+// handshake between the old process's last accept and its close is reset by the kernel
+// (docs/DECISIONS.md "Starting and stopping"; seen once in ~5,000 requests).
 TEST_F(Restart, ANewProcessOnTheSamePortTakesOverWithNoRefusedConnection) {
+  KernelSetting migrate("/proc/sys/net/ipv4/tcp_migrate_req", "1");
+  if (!migrate.on()) GTEST_SKIP() << "needs net.ipv4.tcp_migrate_req = 1 (dist/sysctl/storeapi.conf), or root to set it";
   auto store = db_.create_store();
   admin({"store", "set-rate-limit", "--store", store.id, "--rpm", "1000000"});
   auto key = create_key(store.id);
