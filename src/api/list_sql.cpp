@@ -67,8 +67,10 @@ Conditions conditions(const ListSpec& spec, PagePath path) {
   return c;
 }
 
-std::string order_by(bool ascending) {
-  return ascending ? " order by r.created_at, r.id" : " order by r.created_at desc, r.id desc";
+std::string order_by(bool ascending, std::string_view alias = "r") {
+  const std::string a(alias);
+  return ascending ? " order by " + a + ".created_at, " + a + ".id"
+                   : " order by " + a + ".created_at desc, " + a + ".id desc";
 }
 
 std::string documents() { return "select r.doc, r.created_at, r.id"; }
@@ -82,26 +84,36 @@ std::string direct_sql(std::string_view table, const Conditions& c, PagePath pat
   return sql + order_by(ascending) + " limit $6";
 }
 
-// Sync: `changed` holds the ids of the records in the updated_at window, read from its
-// index (index-only where the visibility map allows) and capped one past kSyncCandidates.
-// At most that many: the page is sorted from them, each fetched by primary key. More: the
-// created_at walk checks the window on the way. There the window is written as
+// Sync: `changed` holds the ids and created_at of the records in the updated_at window,
+// read from its index, which includes created_at (sql/032_sync_index_created_at.sql):
+// index-only where the visibility map allows, capped one past kSyncCandidates.
+// At most that many: they are cut at the keyset bounds and sorted there, before any record
+// is read (`offset 0` keeps that subquery, and so its order, whole), and the records are
+// then fetched by primary key in that order, each checked against the filters (a lateral
+// subquery with `limit 1`: never flattened into a join, so always this nested loop), until
+// `limit $6` have passed: without filters, limit + 1 lookups, however many changed.
+// More: the created_at walk checks the window on the way. There the window is written as
 // `(…) is true`, which no index can serve, because a generic plan would otherwise read
 // the whole window from the updated_at index and sort it (2.7 s for a 1,000,000-record
 // window); and since created_at <= updated_at, the window's upper end also bounds the
-// walk. Both branches give the page's ids; the documents are joined back once, so the
-// candidates left out are never fetched whole.
+// walk. Either branch reads its records' documents as it keeps them, so a record the page
+// leaves out (outside the bounds, filtered out, past the limit) is never fetched whole.
 std::string sync_sql(std::string_view table_name, const Conditions& c, bool ascending) {
   const std::string table(table_name);
   const std::string cap = std::to_string(kSyncCandidates);
   const std::string count = "(select count(*) from changed)";
-  return "with changed as materialized (select r.id from " + table + " r where r.store_id = $1 and " + c.updated +
-         " limit " + std::to_string(kSyncCandidates + 1) + "), page as ((select r.id from changed c join " + table +
-         " r on r.store_id = $1 and r.id = c.id where " + count + " <= " + cap + " and " + c.keyset + c.filters +
-         order_by(ascending) + " limit $6) union all (select r.id from " + table + " r where " + count + " > " + cap +
+  const std::string candidate_keyset =
+      "(c.created_at, c.id) > ($2::timestamptz, $3::uuid) and (c.created_at, c.id) < ($4::timestamptz, $5::uuid)";
+  return "with changed as materialized (select r.id, r.created_at from " + table + " r where r.store_id = $1 and " +
+         c.updated + " limit " + std::to_string(kSyncCandidates + 1) +
+         "), page as ((select r.doc, c.created_at, c.id from (select c.id, c.created_at from changed c where " + count +
+         " <= " + cap + " and " + candidate_keyset + order_by(ascending, "c") +
+         " offset 0) c cross join lateral (select r.doc from " + table +
+         " r where r.store_id = $1 and r.id = c.id" + c.filters + " limit 1) r" + order_by(ascending, "c") +
+         " limit $6) union all (select r.doc, r.created_at, r.id from " + table + " r where " + count + " > " + cap +
          " and r.store_id = $1 and " + c.keyset + " and r.created_at < " + c.updated_before + "::timestamptz" +
-         c.filters + " and (" + c.updated + ") is true" + order_by(ascending) + " limit $6)) " + documents() +
-         " from page p join " + table + " r on r.store_id = $1 and r.id = p.id" + order_by(ascending);
+         c.filters + " and (" + c.updated + ") is true" + order_by(ascending) + " limit $6)) " +
+         documents() + " from page r" + order_by(ascending);
 }
 
 }  // namespace

@@ -15,9 +15,11 @@
 //   walk       the (store_id, created_at, id) index from the cursor on, filters checked on
 //              the way: a page costs the same at any depth.
 //   sync       updated_after / updated_before given: the records changed in that window
-//              are read from (store_id, updated_at, id) when they are at most
-//              kSyncCandidates, then sorted; when there are more, the walk (one statement,
-//              both paths, the choice made by a count in the statement itself).
+//              are read from (store_id, updated_at, id) include (created_at) when they are
+//              at most kSyncCandidates, cut at the keyset bounds and sorted there, and only
+//              then read, in that order, until the page is full (limit + 1 lookups without
+//              filters); when there are more, the walk (one statement, both paths, the
+//              choice made by a count in the statement itself).
 //   selective  a selective filter given (sku, email): its index finds the few records.
 //
 // Parameters, by number: $1 store id, $2/$3 lower bound (created_at, id) exclusive,

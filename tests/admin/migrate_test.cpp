@@ -191,5 +191,15 @@ TEST(Migrate, KeysEveryIndexByStoreExceptTheCrossStoreLookups) {
                                                    "notifications_due", "webhook_deliveries_due"}));
 }
 
+// A sync poll cuts and sorts the changed records by (created_at, id) from the updated_at
+// index alone, and reads only the ones its page keeps (src/api/list_sql.cpp, sync_sql).
+TEST(Migrate, TheUpdatedAtIndexesCarryCreatedAt) {
+  TestDatabase db;
+  for (const std::string table : {"orders", "customers", "products"})
+    EXPECT_EQ(value(db.url(), "select pg_get_indexdef('" + table + "_updated'::regclass)"),
+              "CREATE INDEX " + table + "_updated ON public." + table +
+                  " USING btree (store_id, updated_at, id) INCLUDE (created_at)");
+}
+
 }  // namespace
 }  // namespace storeapi::testing

@@ -82,3 +82,36 @@ TEST_F(Sync, ManyChangesWalkInTheSameOrderAsFew) {
               expected("orders", "updated_at < '" + t0 + "'", ascending));
   }
 }
+
+// A sync page is cut from the changed records in (created_at, id) order before any of them
+// is read, and they are then read in that order until the page is full: with a filter that
+// leaves most of them out, each page still holds the next ones that pass, in either order,
+// within created_at bounds too, and its cursor goes on from there.
+TEST_F(Sync, AFilterThatLeavesMostChangesOutStillPagesInOrder) {
+  const std::string t0 = sync_time();
+  ASSERT_EQ(touch("orders", "tracking_carrier = 'GLS'", 400, 1000).size(), 400u);
+  const std::string changed = "store_id = '" + store() + "' and updated_at > '" + t0 + "'";
+  // The rarest channel among them, and a creation time in their middle.
+  const std::string channel =
+      world().column("select channel from orders where " + changed + " group by 1 order by count(*), 1 limit 1")[0];
+  const std::string passing = changed + " and channel = '" + channel + "'";
+  ASSERT_LT(std::stoi(world().column("select count(*) from orders where " + passing)[0]), 200);
+  ASSERT_GT(std::stoi(world().column("select count(*) from orders where " + passing)[0]), 10);
+  const std::string middle = world().column(
+      "select to_char(created_at at time zone 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"') from orders where " +
+      changed + " order by created_at offset 200 limit 1")[0];
+  for (const bool ascending : {true, false}) {
+    const std::string order = ascending ? "&order=asc" : "";
+    EXPECT_EQ(api().walk_ids("/v1/orders", "limit=7&channel=" + channel + "&updated_after=" + t0 + order),
+              expected("orders", passing, ascending));
+    EXPECT_EQ(api().walk_ids("/v1/orders", "limit=3&channel=" + channel + "&created_after=" + middle +
+                                               "&updated_after=" + t0 + order),
+              expected("orders", passing + " and created_at > '" + middle + "'", ascending));
+    EXPECT_EQ(api().walk_ids("/v1/orders", "limit=10&created_before=" + middle + "&updated_after=" + t0 + order),
+              expected("orders", changed + " and created_at < '" + middle + "'", ascending));
+    // All three filters at once: few changed records pass, perhaps none.
+    EXPECT_EQ(api().walk_ids("/v1/orders", "limit=5&channel=" + channel + "&status=refunded&fulfillment_status=" +
+                                               "pending&updated_after=" + t0 + order),
+              expected("orders", passing + " and status = 'refunded' and fulfillment_status = 'pending'", ascending));
+  }
+}
