@@ -23,7 +23,7 @@ for migration in "$(dirname "$0")"/../sql/*.sql "$(dirname "$0")"/../sql/functio
 done
 [[ -f $root/share/storeapi/openapi/storeapi.yaml ]] || fail "the OpenAPI document is not installed"
 [[ -f $root/lib/sysusers.d/storeapi.conf ]] || fail "the sysusers.d entry is not installed"
-grep -qx 'net.ipv4.tcp_migrate_req = 1' "$root/lib/sysctl.d/60-storeapi.conf" ||
+grep -qx -- '-net.ipv4.tcp_migrate_req = 1' "$root/lib/sysctl.d/60-storeapi.conf" ||
   fail "the sysctl.d entry (tcp_migrate_req) is not installed"
 [[ -f $root/share/doc/storeapi/storeapi.env.example ]] || fail "the example settings are not installed"
 

@@ -32,8 +32,8 @@ struct Standbys::Standby {
   std::uint64_t session = 0;
   bool usable = false;
   runtime::Clock::time_point polled_at{};
-  // A poll has ended since the connection's first attempt (up or refused): in_use() says
-  // what it will say until the next poll, not "not yet known".
+  // A poll has run since the connection's first attempt ended (up or refused): in_use()
+  // says what it will say until the next poll, not "not yet known".
   bool settled = false;
 
   // Reads may go here (pick) and writes wait for it (replayed_everywhere): in recovery, on
@@ -60,6 +60,7 @@ Standbys::Standbys(const StandbyOptions& options, std::span<const Statement> sta
 Standbys::~Standbys() = default;
 
 void Standbys::start() {
+  started_at_ = runtime::Clock::now();
   for (auto& s : standbys_) {
     s->pool.start();
     runtime::spawn(poll(*s));
@@ -88,7 +89,10 @@ bool Standbys::replayed_everywhere(std::uint64_t lsn) const noexcept {
 }
 
 bool Standbys::settled() const noexcept {
-  return std::all_of(standbys_.begin(), standbys_.end(), [](const std::unique_ptr<Standby>& s) { return s->settled; });
+  // A standby whose first poll hangs is not waited for longer than a poll's answer may be
+  // late before the standby is left out anyway (stale_after).
+  return std::all_of(standbys_.begin(), standbys_.end(), [](const std::unique_ptr<Standby>& s) { return s->settled; }) ||
+         runtime::Clock::now() >= started_at_ + stale_after(poll_interval_);
 }
 
 runtime::task<void> Standbys::wait_replayed_everywhere(std::uint64_t lsn, std::chrono::milliseconds bound) {
@@ -99,8 +103,14 @@ runtime::task<void> Standbys::wait_replayed_everywhere(std::uint64_t lsn, std::c
 runtime::task<void> Standbys::poll(Standby& s) {
   Backoff backoff(std::chrono::milliseconds(50), std::chrono::milliseconds(2'000));
   for (;;) {
+    // Until the connection's first attempt has ended there is nothing to ask (a run would
+    // only count as unavailable); look again soon: the node waits for this standby's
+    // first poll before it listens (settled()).
+    if (!s.pool.settled()) {
+      co_await runtime::sleep_for(poll_interval_);
+      continue;
+    }
     const std::uint64_t session = s.pool.losses();
-    const bool connection_attempted = s.pool.settled();
     Unit unit;
     unit.add(kReplayPosition, {});
     const Outcome outcome = co_await s.pool.run(unit);
@@ -110,7 +120,7 @@ runtime::task<void> Standbys::poll(Standby& s) {
         outcome == Outcome::done && r.ok() && r.rows() == 1 && !r.is_null(0, 0) && r.boolean(0, 1)
             ? parse_lsn(r.text(0, 0))
             : std::nullopt;
-    if (connection_attempted) s.settled = true;
+    s.settled = true;
     if (replayed && session == s.pool.losses()) {
       // Never backwards on one session: replay only moves forward.
       s.replayed = s.session == session && s.usable ? std::max(s.replayed, *replayed) : *replayed;
@@ -121,9 +131,7 @@ runtime::task<void> Standbys::poll(Standby& s) {
       co_await runtime::sleep_for(poll_interval_);
     } else {
       s.usable = false;
-      // While the connection makes its first attempt, look again soon: the node waits for
-      // this standby's first poll before it listens (settled()).
-      co_await runtime::sleep_for(s.settled ? backoff.next() : poll_interval_);
+      co_await runtime::sleep_for(backoff.next());
     }
   }
 }

@@ -14,6 +14,7 @@
 
 #include "db/pool.hpp"
 #include "db/statement.hpp"
+#include "runtime/io.hpp"
 #include "runtime/task.hpp"
 
 namespace storeapi::db {
@@ -52,7 +53,9 @@ class Standbys {
 
   // Every standby has had its first poll since its connection's first attempt: whether it
   // is in use is known. Until then a write could not tell that a standby it must wait for
-  // is there (it would not wait), so the node listens only once this holds.
+  // is there (it would not wait), so the node listens only once this holds. A first poll
+  // that hangs holds it back at most as long as an unanswered standby stays in use (1 s
+  // at the default poll interval).
   bool settled() const noexcept;
 
  private:
@@ -61,6 +64,7 @@ class Standbys {
   bool replayed_everywhere(std::uint64_t lsn) const noexcept;
 
   std::chrono::milliseconds poll_interval_;
+  runtime::Clock::time_point started_at_{};
   std::vector<std::unique_ptr<Standby>> standbys_;
   std::size_t turn_ = 0;
 };

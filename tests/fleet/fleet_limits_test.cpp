@@ -240,7 +240,7 @@ TEST_F(Fleet, ABadOrUnreachableRedisSettingStopsTheStart) {
     auto [unreachable, unreachable_log] = start_with(url);
     EXPECT_EQ(unreachable, 1) << url;
     EXPECT_NE(unreachable_log.find("STOREAPI_REDIS_URL"), std::string::npos) << unreachable_log;
-    // ECONNREFUSED from the port, ENOENT from the socket file redis-server removed.
+    // ECONNREFUSED from the port, ENOENT from the socket file kill() removed.
     EXPECT_TRUE(unreachable_log.find("refused") != std::string::npos ||
                 unreachable_log.find("No such file") != std::string::npos)
         << unreachable_log;

@@ -22,24 +22,27 @@ class Restart : public AuthTest {
 // A kernel setting (/proc/sys) turned on for a test's run and put back after it.
 class KernelSetting {
  public:
-  KernelSetting(std::string path, const std::string& value) : path_(std::move(path)) {
+  KernelSetting(std::string path, std::string value) : path_(std::move(path)), value_(std::move(value)) {
     if (!(std::ifstream(path_) >> previous_)) return;  // a kernel without it
-    if (previous_ == value) {
+    if (previous_ == value_) {
       on_ = true;
       return;
     }
     std::ofstream out(path_);
-    on_ = restore_ = static_cast<bool>(out << value << std::flush);  // false unless root
+    on_ = restore_ = static_cast<bool>(out << value_ << std::flush);  // false unless root
   }
+  // Put back only if it still says what this wrote: a run beside this one may have set
+  // it since.
   ~KernelSetting() {
-    if (restore_) std::ofstream(path_) << previous_;
+    std::string now;
+    if (restore_ && std::ifstream(path_) >> now && now == value_) std::ofstream(path_) << previous_;
   }
   KernelSetting(const KernelSetting&) = delete;
   KernelSetting& operator=(const KernelSetting&) = delete;
   bool on() const noexcept { return on_; }
 
  private:
-  std::string path_, previous_;
+  std::string path_, value_, previous_;
   bool on_ = false, restore_ = false;
 };
 

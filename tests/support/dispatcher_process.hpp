@@ -8,6 +8,7 @@
 // Stop it with terminate() (SIGTERM; its exit status), crash it with kill(); what it
 // logged is stderr_text().
 #include <map>
+#include <stdexcept>
 #include <string>
 
 #include "support/poll.hpp"
@@ -20,7 +21,8 @@ using Settings = std::map<std::string, std::string>;
 class DispatcherProcess : public ServerProcess {
  public:
   explicit DispatcherProcess(const Settings& settings) : ServerProcess(options(settings)) {
-    eventually([&] { return metrics_port() != 0 || !running(); });
+    if (!eventually([&] { return metrics_port() != 0 || !running(); }))
+      throw std::runtime_error("storeapi-dispatch neither started nor exited: " + stderr_text());
   }
 
  private:

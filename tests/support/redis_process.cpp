@@ -27,9 +27,12 @@ void RedisProcess::start() {
     throw std::runtime_error("redis-server did not start: " + process_->stdout_text() + process_->stderr_text());
 }
 
+RedisProcess::~RedisProcess() { kill(); }
+
 void RedisProcess::kill() {
   if (process_) process_->kill();
   process_.reset();
+  ::unlink(socket_path().c_str());  // SIGKILL leaves it behind
 }
 
 std::string RedisProcess::command(const std::string& line) const {

@@ -16,8 +16,11 @@ class RedisProcess {
  public:
   // Starts it; returns once it answers PING. Throws with its log when it does not.
   RedisProcess();
+  ~RedisProcess();
+  RedisProcess(const RedisProcess&) = delete;
+  RedisProcess& operator=(const RedisProcess&) = delete;
 
-  // SIGKILL; returns once it is gone.
+  // SIGKILL; returns once it is gone (its socket file too).
   void kill();
   // Starts it again on the same port (empty: nothing was persisted).
   void start();
