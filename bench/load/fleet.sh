@@ -99,11 +99,12 @@ done
 # Column COL (1 req/s, 2 server µs/request, 3 Redis µs/request, 4 requests per script
 # call, 5 idle µs/request, 6 wrk µs/request) of a mode's runs, median.
 column() { cut -d' ' -f"$2" <"$1" | median; }
+endpoint_name() { [[ $1 == store ]] && echo "GET /v1/store" || echo "GET /v1/orders/{id}"; }
 printf '%-22s %10s %10s %8s %14s %14s %14s %10s\n' endpoint single fleet ratio "server µs/req" "fleet server" "redis µs/req" "req/call"
 for endpoint in store order; do
   s=$(column "$work/single.$endpoint" 1)
   f=$(column "$work/fleet.$endpoint" 1)
-  name=$([[ $endpoint == store ]] && echo "GET /v1/store" || echo "GET /v1/orders/{id}")
+  name=$(endpoint_name "$endpoint")
   printf '%-22s %10.0f %10.0f %8.2f %14.2f %14.2f %14.2f %10.1f\n' "$name" "$s" "$f" "$(awk -v f="$f" -v s="$s" 'BEGIN { print f / s }')" \
     "$(column "$work/single.$endpoint" 2)" "$(column "$work/fleet.$endpoint" 2)" "$(column "$work/fleet.$endpoint" 3)" \
     "$(column "$work/fleet.$endpoint" 4)"
@@ -116,7 +117,7 @@ echo
 printf '%-22s %-7s %9s %9s %9s %9s %9s %9s
 ' "µs per request" mode total server redis wrk idle other
 for endpoint in store order; do
-  name=$([[ $endpoint == store ]] && echo "GET /v1/store" || echo "GET /v1/orders/{id}")
+  name=$(endpoint_name "$endpoint")
   for mode in single fleet; do
     f=$work/$mode.$endpoint
     total=$(awk -v r="$(column "$f" 1)" -v n="$cpus" 'BEGIN { print n * 1e6 / r }')

@@ -46,9 +46,19 @@ struct Conditions {
   int params = 6;        // how many the statement takes
 };
 
+// The two exclusive (created_at, id) bounds, $2/$3 and $4/$5, on the rows named `alias`.
+// (Built by appending, as param() is.)
+std::string keyset(std::string_view alias) {
+  std::string row("(");
+  row.append(alias).append(".created_at, ").append(alias).append(".id)");
+  std::string out(row);
+  out.append(" > ($2::timestamptz, $3::uuid) and ").append(row).append(" < ($4::timestamptz, $5::uuid)");
+  return out;
+}
+
 Conditions conditions(const ListSpec& spec, PagePath path) {
   Conditions c;
-  c.keyset = "(r.created_at, r.id) > ($2::timestamptz, $3::uuid) and (r.created_at, r.id) < ($4::timestamptz, $5::uuid)";
+  c.keyset = keyset("r");
   const FilterSpec* selective = nullptr;
   for (const FilterSpec& filter : spec.filters) {
     if (filter.selective) {
@@ -102,12 +112,10 @@ std::string sync_sql(std::string_view table_name, const Conditions& c, bool asce
   const std::string table(table_name);
   const std::string cap = std::to_string(kSyncCandidates);
   const std::string count = "(select count(*) from changed)";
-  const std::string candidate_keyset =
-      "(c.created_at, c.id) > ($2::timestamptz, $3::uuid) and (c.created_at, c.id) < ($4::timestamptz, $5::uuid)";
   return "with changed as materialized (select r.id, r.created_at from " + table + " r where r.store_id = $1 and " +
          c.updated + " limit " + std::to_string(kSyncCandidates + 1) +
          "), page as ((select r.doc, c.created_at, c.id from (select c.id, c.created_at from changed c where " + count +
-         " <= " + cap + " and " + candidate_keyset + order_by(ascending, "c") +
+         " <= " + cap + " and " + keyset("c") + order_by(ascending, "c") +
          " offset 0) c cross join lateral (select r.doc from " + table +
          " r where r.store_id = $1 and r.id = c.id" + c.filters + " limit 1) r" + order_by(ascending, "c") +
          " limit $6) union all (select r.doc, r.created_at, r.id from " + table + " r where " + count + " > " + cap +

@@ -137,6 +137,30 @@ class FleetStandby : public FleetTest {
     return eventually([&] { return read_stock(node) == expected && standby_reads(node) > before; });
   }
 
+  // A partial Redis outage: `writer` loses Redis (`to_redis`, the forwarder it reaches
+  // Redis through, is cut) while node B still reads write positions there, so the write
+  // cannot be recorded and B still trusts the older position — which the standby, its
+  // replay paused, has. Sets the stock to 2 through `writer` and returns what B reads right
+  // after the answer: 2 only if the write waited until the standby had replayed it.
+  long stock_b_reads_after_an_unrecorded_write(ServerProcess& writer, TcpForwarder& to_redis) {
+    to_redis.cut();
+    if (!eventually([&] { return occurrences(writer.stderr_text(), "unreachable") == 1; })) {
+      ADD_FAILURE() << "the writer did not notice Redis was gone: " << writer.stderr_text();
+      return -1;
+    }
+    value_on(standby_->url(), "select pg_wal_replay_pause()");
+    // Replay resumes a moment after the write was sent (a deliberate delay, not a wait for
+    // a condition: it is what the writer must wait for).
+    std::thread resume([&] {
+      std::this_thread::sleep_for(std::chrono::milliseconds(300));
+      value_on(standby_->url(), "select pg_wal_replay_resume()");
+    });
+    set_stock(writer, 2);
+    const long seen = read_stock(node_b());
+    resume.join();
+    return seen;
+  }
+
   static inline ThrowawayCluster* primary_ = nullptr;
   static inline ThrowawayCluster* standby_ = nullptr;
   TestStore store_;
@@ -229,31 +253,14 @@ TEST_F(FleetStandby, KillingTheStandbyThenRedisKeepsEveryAnswerRight) {
   EXPECT_TRUE(reads_reach_standby(node_b(), 350));
 }
 
-// A partial Redis outage: node C loses Redis (the forwarder it reaches Redis through is
-// cut) while node B still reads write positions there. C's write cannot be recorded, so B
-// still trusts the older position — and the standby, its replay paused, has that one.
-// C's answer waits until the standby has replayed the write, so B's read right after it
-// shows the new value.
+// Node C's write, which it cannot record in Redis, answers only once the standby has it.
 TEST_F(FleetStandby, AWriteItsNodeCannotRecordWaitsUntilTheStandbyHasIt) {
   TcpForwarder to_redis(redis_.port());
   auto node_c = start_node(0, {{"STOREAPI_REDIS_URL", "redis://127.0.0.1:" + std::to_string(to_redis.port())}});
   ASSERT_NO_FATAL_FAILURE(set_stock(node_b(), 1));
   ASSERT_TRUE(reads_reach_standby(node_b(), 1));
-  to_redis.cut();
-  ASSERT_TRUE(eventually([&] { return occurrences(node_c->stderr_text(), "unreachable") == 1; }))
-      << node_c->stderr_text();
-
-  value_on(standby_->url(), "select pg_wal_replay_pause()");
-  // Replay resumes a moment after C's write was sent (a deliberate delay, not a wait for
-  // a condition: it is what C must wait for).
-  std::thread resume([&] {
-    std::this_thread::sleep_for(std::chrono::milliseconds(300));
-    value_on(standby_->url(), "select pg_wal_replay_resume()");
-  });
-  set_stock(*node_c, 2);
-  const long seen = read_stock(node_b());
-  resume.join();
-  EXPECT_EQ(seen, 2) << "node B read a standby that had not replayed node C's write";
+  EXPECT_EQ(stock_b_reads_after_an_unrecorded_write(*node_c, to_redis), 2)
+      << "node B read a standby that had not replayed node C's write";
 }
 
 // The same, a moment after the node started: it listens only once each core has polled
@@ -269,19 +276,10 @@ TEST_F(FleetStandby, AWriteRightAfterItsNodeStartsWaitsForTheStandbyToo) {
     options.env = {{"STOREAPI_DATABASE_URL", db_.url()}, {"STOREAPI_THREADS", "2"}, {"STOREAPI_ACCESS_LOG", "off"}};
     options.env.merge(fleet_settings());
     options.env.insert_or_assign("STOREAPI_REDIS_URL", "redis://127.0.0.1:" + std::to_string(to_redis.port()));
-    ServerProcess node_c(options);  // returns once it listens; no request has warmed it
-    to_redis.cut();
-    ASSERT_TRUE(eventually([&] { return occurrences(node_c.stderr_text(), "unreachable") == 1; }))
-        << node_c.stderr_text();
-    value_on(standby_->url(), "select pg_wal_replay_pause()");
-    std::thread resume([&] {
-      std::this_thread::sleep_for(std::chrono::milliseconds(300));
-      value_on(standby_->url(), "select pg_wal_replay_resume()");
-    });
-    set_stock(node_c, 2);
-    const long seen = read_stock(node_b());
-    resume.join();
-    ASSERT_EQ(seen, 2) << "round " << round << ": node B read a standby that had not replayed the new node's write";
+    // Not start_node(): its readiness requests would warm the cores before the write.
+    ServerProcess node_c(options);  // returns once it listens
+    ASSERT_EQ(stock_b_reads_after_an_unrecorded_write(node_c, to_redis), 2)
+        << "round " << round << ": node B read a standby that had not replayed the new node's write";
   }
 }
 
