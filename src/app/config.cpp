@@ -29,6 +29,25 @@ bool read_on_off(const char* name, bool& out, std::string& error) {
   return false;
 }
 
+// STOREAPI_REDIS_CA_FILE, _CERT_FILE, _KEY_FILE: for a rediss:// endpoint only.
+bool read_redis_tls(std::optional<redis::Endpoint>& endpoint, std::string& error) {
+  redis::TlsFiles files;
+  for (auto [name, out] : {std::pair{"STOREAPI_REDIS_CA_FILE", &files.ca_file},
+                           std::pair{"STOREAPI_REDIS_CERT_FILE", &files.cert_file},
+                           std::pair{"STOREAPI_REDIS_KEY_FILE", &files.key_file}}) {
+    const char* v = get(name);
+    if (!v || !*v) continue;
+    if (!endpoint || !endpoint->tls) {
+      error = std::string(name) + ": only for a rediss:// STOREAPI_REDIS_URL";
+      return false;
+    }
+    *out = v;
+  }
+  if (!endpoint || !endpoint->tls) return true;
+  endpoint->tls_context = redis::TlsContext::load(files, error);
+  return endpoint->tls_context != nullptr;
+}
+
 }  // namespace
 
 std::optional<Config> Config::from_env(std::string& error) {
@@ -79,6 +98,9 @@ std::optional<Config> Config::from_env(std::string& error) {
     c.redis = redis::parse_endpoint(v, error);
     if (!c.redis) return std::nullopt;
   }
+  if (!read_redis_tls(c.redis, error)) return std::nullopt;
+  if (const char* v = get("STOREAPI_LISTEN_DATABASE_URL"); v && *v) c.listen_database_url = v;
+  else c.listen_database_url = c.database_url;
   if (const char* v = get("STOREAPI_REPLICA_URLS")) {
     for (std::string_view rest(v); !rest.empty();) {
       const std::size_t comma = rest.find(',');

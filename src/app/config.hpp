@@ -26,6 +26,10 @@ struct Config {
   std::chrono::milliseconds idle_timeout{60'000};     // STOREAPI_IDLE_TIMEOUT_MS
   std::chrono::milliseconds shutdown_grace{9'000};    // STOREAPI_SHUTDOWN_GRACE_MS
   std::string database_url;                       // STOREAPI_DATABASE_URL
+  // STOREAPI_LISTEN_DATABASE_URL: the invalidations' LISTEN connection, straight to the
+  // primary when the pools go through a pooler (LISTEN needs a session of its own);
+  // default: database_url.
+  std::string listen_database_url;
   unsigned db_conns_per_thread = 2;               // STOREAPI_DB_CONNS_PER_THREAD
   // STOREAPI_DB_TIMEOUT_MS: the database's statement_timeout; an answer overdue by a
   // second more counts the connection as lost (db::PoolOptions::statement_timeout).
@@ -34,8 +38,9 @@ struct Config {
   // the database (sql/020_cursor_secret.sql).
   std::string secret;
   // STOREAPI_REDIS_URL: fleet mode, the rate limits shared through this Redis
-  // (redis://host[:port][/db] or unix:///path[?db=N]). Unset: each process keeps its own
-  // (one node).
+  // (redis[s]://[user[:password]@]host[:port][/db] or unix://[user[:password]@]/path[?db=N];
+  // rediss:// verified with STOREAPI_REDIS_CA_FILE, client certificate STOREAPI_REDIS_CERT_FILE
+  // and _KEY_FILE). Unset: each process keeps its own (one node).
   std::optional<redis::Endpoint> redis;
   std::chrono::milliseconds redis_timeout{200};   // STOREAPI_REDIS_TIMEOUT_MS
   // STOREAPI_REPLICA_URLS: libpq URLs of hot standbys (comma-separated) that serve GETs of

@@ -153,7 +153,7 @@ int main() {
   // One LISTEN connection, on core 0, fans invalidations out to every core's key cache;
   // the core that applies one last confirms it (auth/invalidation.hpp). Started once the
   // cores run.
-  db::Listener listener(config->database_url, db::kInvalidateChannel, [&](std::string_view payload) {
+  db::Listener listener(config->listen_database_url, db::kInvalidateChannel, [&](std::string_view payload) {
     if (auth::is_confirmation(payload)) return;
     auto pending = std::make_shared<std::atomic<unsigned>>(config->threads);
     cores->post_all([&cores_state, p = std::string(payload), pending](runtime::Reactor& r) {

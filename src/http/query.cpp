@@ -3,7 +3,8 @@
 #include <simdjson.h>
 
 #include <algorithm>
-#include <charconv>
+
+#include "common/percent.hpp"
 
 namespace storeapi::http {
 namespace {
@@ -27,20 +28,7 @@ Target split_target(std::string_view target) {
 std::optional<std::string_view> Query::decode(std::string_view text) {
   if (text.find('%') == std::string_view::npos) return text;  // `+` stays a plus
   const std::size_t start = scratch_.size();
-  for (std::size_t i = 0; i < text.size(); ++i) {
-    if (text[i] != '%') {
-      scratch_ += text[i];
-      continue;
-    }
-    // Exactly two hex digits; from_chars takes no sign or prefix for an unsigned base-16 value.
-    const char* digits = text.data() + i + 1;
-    const char* end = text.data() + std::min(i + 3, text.size());
-    unsigned char byte;
-    const auto [stop, error] = std::from_chars(digits, end, byte, 16);
-    if (error != std::errc{} || stop != digits + 2) return std::nullopt;
-    scratch_ += static_cast<char>(byte);
-    i += 2;
-  }
+  if (!percent::decode(text, scratch_)) return std::nullopt;
   return std::string_view(scratch_).substr(start);
 }
 

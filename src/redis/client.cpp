@@ -67,10 +67,12 @@ runtime::task<Reply> Client::roundtrip(std::span<const std::string_view> command
 
 runtime::task<void> Client::flush() {
   sending_ = true;
-  while (up_ && !out_.empty()) {
+  // On TLS a receive may leave bytes of the protocol's own to send (a key update).
+  while (up_ && (!out_.empty() || (tls_ && tls_->has_output()))) {
     // Commands that arrive while this batch is being sent go out in the next one.
     sending_buf_.swap(out_);
     out_.clear();
+    if (!seal(sending_buf_)) ::shutdown(fd_, SHUT_RDWR);
     for (std::size_t sent = 0; sent < sending_buf_.size();) {
       const auto deadline = runtime::Deadline::after(options_.timeout);
       int n = co_await runtime::send(fd_, sending_buf_.data() + sent, sending_buf_.size() - sent, &deadline);
@@ -117,19 +119,75 @@ runtime::task<bool> Client::open(std::string& error) {
     error = rc == -ECANCELED ? "connect timed out" : std::strerror(-rc);
     co_return false;
   }
+  if (e.tls && !co_await tls_handshake(deadline, error)) co_return false;
   co_return co_await handshake(error);
 }
 
+runtime::task<bool> Client::tls_handshake(const runtime::Deadline& deadline, std::string& error) {
+  tls_ = std::make_unique<TlsSession>(*options_.endpoint.tls_context, options_.endpoint.host);
+  std::string output;
+  std::array<char, 4096> buffer;
+  for (;;) {
+    const TlsSession::Step step = tls_->handshake();
+    output.clear();
+    tls_->take_output(output);
+    for (std::size_t sent = 0; sent < output.size();) {
+      int n = co_await runtime::send(fd_, output.data() + sent, output.size() - sent, &deadline);
+      if (n <= 0) {
+        error = "TLS: " + std::string(n == -ECANCELED ? "timed out" : std::strerror(-n));
+        co_return false;
+      }
+      sent += static_cast<std::size_t>(n);
+    }
+    if (step == TlsSession::Step::done) co_return true;
+    if (step == TlsSession::Step::failed) {
+      error = "TLS: " + tls_->error();
+      co_return false;
+    }
+    int n = co_await runtime::recv(fd_, buffer.data(), buffer.size(), &deadline);
+    if (n <= 0) {
+      error = "TLS: " + std::string(n == 0 ? "connection closed" : n == -ECANCELED ? "no answer in time" : std::strerror(-n));
+      co_return false;
+    }
+    tls_->put_input(buffer.data(), static_cast<std::size_t>(n));
+  }
+}
+
+bool Client::seal(std::string& bytes) {
+  if (!tls_) return true;
+  if (!tls_->encrypt(bytes)) return false;
+  bytes.clear();
+  tls_->take_output(bytes);
+  return true;
+}
+
+runtime::task<int> Client::receive(std::span<char> buffer, const runtime::Deadline& deadline, std::string_view& data) {
+  int n = co_await runtime::recv(fd_, buffer.data(), buffer.size(), &deadline);
+  if (n <= 0 || !tls_) {
+    data = std::string_view(buffer.data(), n > 0 ? static_cast<std::size_t>(n) : 0);
+    co_return n;
+  }
+  tls_->put_input(buffer.data(), static_cast<std::size_t>(n));
+  plain_.clear();
+  if (!tls_->decrypt(plain_)) co_return -EPROTO;
+  if (tls_->has_output() && !sending_) runtime::spawn(flush());
+  data = plain_;
+  co_return n;
+}
+
 runtime::task<bool> Client::handshake(std::string& error) {
-  // SELECT (when asked) and a SCRIPT LOAD of each script, answered before any request is
-  // let through.
+  // AUTH and SELECT (when asked) and a SCRIPT LOAD of each script, answered before any
+  // request is let through.
+  const Endpoint& e = options_.endpoint;
   std::string hello;
-  const std::string database = std::to_string(options_.endpoint.database);
-  const bool select = options_.endpoint.database != 0;
-  if (select) append_command(hello, {"SELECT", database});
+  const std::size_t settings = append_session_setup(hello, e);
   for (const std::string& script : options_.scripts) append_command(hello, {"SCRIPT", "LOAD", script});
-  const std::size_t expected = (select ? 1u : 0u) + options_.scripts.size();
+  const std::size_t expected = settings + options_.scripts.size();
   const auto deadline = runtime::Deadline::after(options_.timeout);
+  if (!seal(hello)) {
+    error = "TLS: " + tls_->error();
+    co_return false;
+  }
   for (std::size_t sent = 0; sent < hello.size();) {
     int n = co_await runtime::send(fd_, hello.data() + sent, hello.size() - sent, &deadline);
     if (n <= 0) {
@@ -141,12 +199,14 @@ runtime::task<bool> Client::handshake(std::string& error) {
   std::vector<Reply> replies;
   std::array<char, 4096> buffer;
   while (replies.size() < expected) {
-    int n = co_await runtime::recv(fd_, buffer.data(), buffer.size(), &deadline);
+    std::string_view data;
+    int n = co_await receive(buffer, deadline, data);
     if (n <= 0) {
-      error = n == 0 ? "connection closed" : n == -ECANCELED ? "no answer in time" : std::strerror(-n);
+      error = n == 0 ? "connection closed" : n == -ECANCELED ? "no answer in time"
+              : n == -EPROTO ? "TLS: " + tls_->error() : std::strerror(-n);
       co_return false;
     }
-    bool broken = !reader_.feed(buffer.data(), static_cast<std::size_t>(n));
+    bool broken = !reader_.feed(data.data(), data.size());
     while (!broken)
       if (Reply r = reader_.next(broken)) replies.push_back(std::move(r));
       else break;
@@ -161,7 +221,7 @@ runtime::task<bool> Client::handshake(std::string& error) {
       co_return false;
     }
   script_digests_.clear();
-  for (std::size_t i = select ? 1 : 0; i < replies.size(); ++i) {
+  for (std::size_t i = settings; i < replies.size(); ++i) {
     const redisReply& digest = *replies[i];
     if (digest.type != REDIS_REPLY_STRING) {
       error = "SCRIPT LOAD gave no digest";
@@ -179,7 +239,8 @@ runtime::task<void> Client::read_replies(std::string& error) {
     // once per timeout so that a command written meanwhile is watched.
     const auto due = (head_ ? head_->sent_at : runtime::Clock::now()) + options_.timeout;
     const auto deadline = runtime::Deadline::at(due);
-    int n = co_await runtime::recv(fd_, buffer.data(), buffer.size(), &deadline);
+    std::string_view data;
+    int n = co_await receive(buffer, deadline, data);
     if (n == -ECANCELED) {
       if (head_ && runtime::Clock::now() >= head_->sent_at + options_.timeout) {
         error = "no reply within " + std::to_string(options_.timeout.count()) + " ms";
@@ -188,10 +249,10 @@ runtime::task<void> Client::read_replies(std::string& error) {
       continue;
     }
     if (n <= 0) {
-      error = n == 0 ? "connection closed" : std::strerror(-n);
+      error = n == 0 ? "connection closed" : n == -EPROTO ? "TLS: " + tls_->error() : std::strerror(-n);
       co_return;
     }
-    bool broken = !reader_.feed(buffer.data(), static_cast<std::size_t>(n));
+    bool broken = !reader_.feed(data.data(), data.size());
     while (!broken) {
       Reply reply = reader_.next(broken);
       if (!reply) break;
@@ -214,6 +275,7 @@ runtime::task<void> Client::close_socket() {
   while (sending_) co_await runtime::sleep_for(std::chrono::milliseconds(1));
   ::close(fd_);
   fd_ = -1;
+  tls_.reset();
   out_.clear();
   reader_.reset();
 }

@@ -1,13 +1,14 @@
 #pragma once
-// The Redis connection of one core: one TCP connection, pipelined (commands are written as
+// The Redis connection of one core: one TCP (or TLS, redis/tls.hpp) connection, pipelined (commands are written as
 // they come, replies matched to them in order), driven by the core's io_uring and parsed
 // by hiredis. It holds a few Lua scripts, loaded at every connect (SCRIPT LOAD) and run by
 // their digests (EVALSHA; NOSCRIPT, after a SCRIPT FLUSH, is answered by sending the script
-// whole once).
+// whole once). With a password it signs in (AUTH) first, on every connection.
 // A lost connection, or a reply overdue by `timeout`, fails every command in flight at
 // once (the caller falls back); it reconnects with backoff.
 #include <chrono>
 #include <coroutine>
+#include <memory>
 #include <span>
 #include <string>
 #include <string_view>
@@ -59,7 +60,13 @@ class Client {
   runtime::task<Reply> roundtrip(std::span<const std::string_view> command);
   runtime::task<void> drive();
   runtime::task<bool> open(std::string& error);
+  runtime::task<bool> tls_handshake(const runtime::Deadline& deadline, std::string& error);
   runtime::task<bool> handshake(std::string& error);
+  // Encrypts `bytes` in place on TLS (they become what goes on the wire).
+  bool seal(std::string& bytes);
+  // Receives into `buffer`; on TLS decrypts too. `data` is what arrived in clear (maybe
+  // nothing yet on TLS); the result is recv's, or -EPROTO when TLS failed.
+  runtime::task<int> receive(std::span<char> buffer, const runtime::Deadline& deadline, std::string_view& data);
   runtime::task<void> read_replies(std::string& error);
   runtime::task<void> flush();
   runtime::task<void> close_socket();
@@ -73,6 +80,8 @@ class Client {
   bool sending_ = false;
   bool outage_reported_ = false;
   std::vector<std::string> script_digests_;
+  std::unique_ptr<TlsSession> tls_;  // on rediss:// only, one per connection
+  std::string plain_;                // what the last TLS receive decrypted to
   std::string out_;        // commands not yet handed to send
   std::string sending_buf_;
   ReplyReader reader_;

@@ -8,6 +8,9 @@
 #include <cstring>
 #include <string_view>
 
+#include "common/percent.hpp"
+#include "redis/protocol.hpp"
+
 namespace storeapi::redis {
 namespace {
 
@@ -17,22 +20,51 @@ bool whole_number(std::string_view text, T& out, T max) {
   return r.ec == std::errc{} && r.ptr == text.data() + text.size() && !text.empty() && out <= max;
 }
 
+// `url` with whatever lies between the user and the '@' replaced, for messages.
+std::string masked(const std::string& url) {
+  const std::size_t scheme_end = url.find("://");
+  const std::size_t at = url.rfind('@');
+  if (scheme_end == std::string::npos || at == std::string::npos || at < scheme_end) return url;
+  const std::size_t colon = url.find(':', scheme_end + 3);
+  if (colon == std::string::npos || colon > at) return url;
+  return url.substr(0, colon + 1) + "***" + url.substr(at);
+}
+
+// Takes "[user[:password]@]" off the front of `rest` into `e`; false on a bad escape. The
+// password may hold '@' and '/' unescaped: a host, port and database never hold an '@', and
+// a socket path starts with '/'.
+bool take_credentials(std::string_view& rest, bool unix_socket, Endpoint& e) {
+  const std::size_t at = unix_socket ? rest.find("@/") : rest.rfind('@');
+  if (at == std::string_view::npos || (unix_socket && rest.starts_with('/'))) return true;
+  const std::string_view userinfo = rest.substr(0, at);
+  const std::size_t colon = userinfo.find(':');
+  rest.remove_prefix(at + 1);
+  if (!percent::decode(userinfo.substr(0, colon), e.user)) return false;
+  return colon == std::string_view::npos || percent::decode(userinfo.substr(colon + 1), e.password);
+}
+
 }  // namespace
 
 std::optional<Endpoint> parse_endpoint(const std::string& url, std::string& error) {
-  constexpr std::string_view kScheme = "redis://", kUnixScheme = "unix://";
+  constexpr std::string_view kScheme = "redis://", kTlsScheme = "rediss://", kUnixScheme = "unix://";
   std::string_view rest(url);
   auto bad = [&](const std::string& why) {
-    error = "STOREAPI_REDIS_URL: " + why + " (expected redis://host[:port][/db] or unix:///path[?db=N]), got '" +
-            url + "'";
+    error = "STOREAPI_REDIS_URL: " + why +
+            " (expected redis[s]://[user[:password]@]host[:port][/db] or unix://[user[:password]@]/path[?db=N]),"
+            " got '" + masked(url) + "'";
     return std::nullopt;
   };
   Endpoint e;
-  if (rest.starts_with(kUnixScheme)) {
+  const bool unix_socket = rest.starts_with(kUnixScheme);
+  e.tls = rest.starts_with(kTlsScheme);
+  if (!unix_socket && !e.tls && !rest.starts_with(kScheme)) return bad("not a redis://, rediss:// or unix:// URL");
+  rest.remove_prefix(unix_socket ? kUnixScheme.size() : e.tls ? kTlsScheme.size() : kScheme.size());
+  if (!take_credentials(rest, unix_socket, e)) return bad("a bad %-escape in the user or password");
+  if (!e.user.empty() && e.password.empty()) return bad("a user needs a password");
+  if (unix_socket) {
     // A Redis on the node's own host, through its socket file: no TCP stack on either
     // side (10–25 % of Redis's CPU per call here; most of the rest is its wake-ups,
     // bench/RESULTS.md "Fourth session: where fleet mode's req/s go").
-    rest.remove_prefix(kUnixScheme.size());
     if (std::size_t query = rest.find('?'); query != std::string_view::npos) {
       std::string_view db = rest.substr(query + 1);
       if (!db.starts_with("db=") || !whole_number(db.substr(3), e.database, 15u))
@@ -49,9 +81,6 @@ std::optional<Endpoint> parse_endpoint(const std::string& url, std::string& erro
     e.text = rest;
     return e;
   }
-  if (!rest.starts_with(kScheme)) return bad("not a redis:// or unix:// URL");
-  rest.remove_prefix(kScheme.size());
-  if (rest.find('@') != std::string_view::npos) return bad("credentials are not supported");
   if (std::size_t slash = rest.find('/'); slash != std::string_view::npos) {
     std::string_view db = rest.substr(slash + 1);
     if (!db.empty() && !whole_number(db, e.database, 15u)) return bad("the database must be 0 to 15");
@@ -86,7 +115,22 @@ std::optional<Endpoint> parse_endpoint(const std::string& url, std::string& erro
   e.length = found->ai_addrlen;
   ::freeaddrinfo(found);
   e.text = host_text + ":" + port_text;
+  e.host = host_text;
   return e;
+}
+
+std::size_t append_session_setup(std::string& out, const Endpoint& e) {
+  std::size_t commands = 0;
+  if (!e.password.empty()) {
+    if (e.user.empty()) append_command(out, {"AUTH", e.password});
+    else append_command(out, {"AUTH", e.user, e.password});
+    ++commands;
+  }
+  if (e.database != 0) {
+    append_command(out, {"SELECT", std::to_string(e.database)});
+    ++commands;
+  }
+  return commands;
 }
 
 }  // namespace storeapi::redis

@@ -1,7 +1,8 @@
 #pragma once
-// The start-up check of STOREAPI_REDIS_URL: a blocking PING (and SELECT), so that a wrong
-// or unreachable setting stops the server with a clear message instead of leaving every
-// node to fall back on its own limits unnoticed.
+// The start-up check of STOREAPI_REDIS_URL: a blocking PING (after the TLS handshake, AUTH
+// and SELECT), so that a wrong or unreachable setting, a wrong password or a certificate
+// that does not verify stops the server with a clear message instead of leaving every node
+// to fall back on its own limits unnoticed.
 #include <chrono>
 #include <string>
 

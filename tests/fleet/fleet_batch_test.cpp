@@ -11,6 +11,7 @@
 #include <stdexcept>
 #include <memory>
 #include <optional>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -35,13 +36,10 @@ constexpr std::string_view kOtherStore = "5f0c2a1d-3b4e-4f60-8a71-92b3c4d5e6f7";
 
 // How many script calls (EVALSHA) Redis has run, from INFO commandstats.
 long evalsha_calls(const RedisProcess& redis) {
-  const std::string command = "redis-cli -p " + std::to_string(redis.port()) + " INFO commandstats";
-  std::unique_ptr<FILE, int (*)(FILE*)> pipe(::popen(command.c_str(), "r"), ::pclose);
-  char line[512];
-  while (pipe && std::fgets(line, sizeof line, pipe.get())) {
-    long calls = 0;
-    if (std::sscanf(line, "cmdstat_evalsha:calls=%ld", &calls) == 1) return calls;
-  }
+  std::istringstream info(redis.bulk_command("INFO commandstats"));
+  long calls = 0;
+  for (std::string line; std::getline(info, line);)
+    if (std::sscanf(line.c_str(), "cmdstat_evalsha:calls=%ld", &calls) == 1) return calls;
   return 0;
 }
 

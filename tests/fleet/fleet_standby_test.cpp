@@ -256,7 +256,7 @@ TEST_F(FleetStandby, KillingTheStandbyThenRedisKeepsEveryAnswerRight) {
 // Node C's write, which it cannot record in Redis, answers only once the standby has it.
 TEST_F(FleetStandby, AWriteItsNodeCannotRecordWaitsUntilTheStandbyHasIt) {
   TcpForwarder to_redis(redis_.port());
-  auto node_c = start_node(0, {{"STOREAPI_REDIS_URL", "redis://127.0.0.1:" + std::to_string(to_redis.port())}});
+  auto node_c = start_node(0, {{"STOREAPI_REDIS_URL", redis_.url(to_redis.port())}});
   ASSERT_NO_FATAL_FAILURE(set_stock(node_b(), 1));
   ASSERT_TRUE(reads_reach_standby(node_b(), 1));
   EXPECT_EQ(stock_b_reads_after_an_unrecorded_write(*node_c, to_redis), 2)
@@ -275,7 +275,7 @@ TEST_F(FleetStandby, AWriteRightAfterItsNodeStartsWaitsForTheStandbyToo) {
     ProcessOptions options;
     options.env = {{"STOREAPI_DATABASE_URL", db_.url()}, {"STOREAPI_THREADS", "2"}, {"STOREAPI_ACCESS_LOG", "off"}};
     options.env.merge(fleet_settings());
-    options.env.insert_or_assign("STOREAPI_REDIS_URL", "redis://127.0.0.1:" + std::to_string(to_redis.port()));
+    options.env.insert_or_assign("STOREAPI_REDIS_URL", redis_.url(to_redis.port()));
     // Not start_node(): its readiness requests would warm the cores before the write.
     ServerProcess node_c(options);  // returns once it listens
     ASSERT_EQ(stock_b_reads_after_an_unrecorded_write(node_c, to_redis), 2)

@@ -1,5 +1,6 @@
-// STOREAPI_REDIS_URL: redis://host[:port][/db], resolved once, or unix:///path[?db=N];
-// anything else is a clear error naming the variable.
+// STOREAPI_REDIS_URL: redis[s]://[user[:password]@]host[:port][/db], resolved once, or
+// unix://[user[:password]@]/path[?db=N]; anything else is a clear error naming the variable
+// and never showing the password.
 #include <gtest/gtest.h>
 #include <netinet/in.h>
 #include <sys/un.h>
@@ -51,11 +52,66 @@ TEST(RedisEndpoint, ParsesASocketFileAndItsDatabase) {
   EXPECT_TRUE(is_tcp(*parse_endpoint("redis://127.0.0.1", error)));
 }
 
+TEST(RedisEndpoint, ParsesCredentialsAndTls) {
+  std::string error;
+  auto acl = parse_endpoint("redis://storeapi:p@ss/w:rd@127.0.0.1:6390/2", error);
+  ASSERT_TRUE(acl) << error;
+  EXPECT_EQ(acl->user, "storeapi");
+  EXPECT_EQ(acl->password, "p@ss/w:rd");
+  EXPECT_EQ(acl->database, 2u);
+  EXPECT_EQ(acl->text, "127.0.0.1:6390");
+  EXPECT_FALSE(acl->tls);
+
+  auto default_user = parse_endpoint("rediss://:a%20b%25c@localhost", error);
+  ASSERT_TRUE(default_user) << error;
+  EXPECT_EQ(default_user->user, "");
+  EXPECT_EQ(default_user->password, "a b%c");
+  EXPECT_TRUE(default_user->tls);
+  EXPECT_EQ(default_user->host, "localhost");
+  EXPECT_EQ(port_of(*default_user), 6379);
+
+  auto open = parse_endpoint("redis://127.0.0.1", error);
+  ASSERT_TRUE(open) << error;
+  EXPECT_EQ(open->password, "");
+
+  auto socket = parse_endpoint("unix://storeapi:pw@/tmp/r@1.sock?db=1", error);
+  ASSERT_TRUE(socket) << error;
+  EXPECT_EQ(socket->user, "storeapi");
+  EXPECT_EQ(socket->password, "pw");
+  EXPECT_EQ(socket->text, "/tmp/r@1.sock");
+  EXPECT_EQ(socket->database, 1u);
+  auto at_in_path = parse_endpoint("unix:///tmp/r@1.sock", error);
+  ASSERT_TRUE(at_in_path) << error;
+  EXPECT_EQ(at_in_path->text, "/tmp/r@1.sock");
+  EXPECT_EQ(at_in_path->password, "");
+}
+
+TEST(RedisEndpoint, SignsInAndSelectsFirst) {
+  std::string error;
+  std::string out;
+  EXPECT_EQ(append_session_setup(out, *parse_endpoint("redis://127.0.0.1", error)), 0u);
+  EXPECT_EQ(out, "");
+  EXPECT_EQ(append_session_setup(out, *parse_endpoint("redis://:pw@127.0.0.1/0", error)), 1u);
+  EXPECT_EQ(out, "*2\r\n$4\r\nAUTH\r\n$2\r\npw\r\n");
+  out.clear();
+  EXPECT_EQ(append_session_setup(out, *parse_endpoint("redis://u:pw@127.0.0.1/3", error)), 2u);
+  EXPECT_EQ(out, "*3\r\n$4\r\nAUTH\r\n$1\r\nu\r\n$2\r\npw\r\n*2\r\n$6\r\nSELECT\r\n$1\r\n3\r\n");
+}
+
+TEST(RedisEndpoint, ErrorsMaskThePassword) {
+  std::string error;
+  EXPECT_FALSE(parse_endpoint("redis://storeapi:hunter2@127.0.0.1:99999", error));
+  EXPECT_NE(error.find("'redis://storeapi:***@127.0.0.1:99999'"), std::string::npos) << error;
+  EXPECT_FALSE(parse_endpoint("unix://:hunter2@/tmp/r.sock?db=99", error));
+  EXPECT_NE(error.find("'unix://:***@/tmp/r.sock?db=99'"), std::string::npos) << error;
+  EXPECT_EQ(error.find("hunter2"), std::string::npos) << error;
+}
+
 TEST(RedisEndpoint, RefusesWhatItCannotUse) {
   const std::string too_long = "unix:///" + std::string(sizeof(sockaddr_un::sun_path), 'x');
   for (const std::string url : {"http://127.0.0.1:6379", "127.0.0.1:6379", "redis://", "redis://:6379",
                                 "redis://127.0.0.1:0", "redis://127.0.0.1:99999", "redis://127.0.0.1:x",
-                                "redis://127.0.0.1/16", "redis://user:pw@127.0.0.1", "redis://[::1", "unix://",
+                                "redis://127.0.0.1/16", "redis://user@127.0.0.1", "redis://:p%zz@127.0.0.1", "redis://[::1", "unix://",
                                 "unix://relative.sock", "unix:///tmp/r.sock?db=16", "unix:///tmp/r.sock?database=1",
                                 "unix:///tmp/r.sock?db=", too_long.c_str()}) {
     std::string error;

@@ -12,6 +12,7 @@
 #include <memory>
 #include <random>
 #include <stdexcept>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -69,7 +70,7 @@ TestCertificates::TestCertificates(const std::string& names) {
   dir_ = (std::filesystem::temp_directory_path() / "storeapi-tls-XXXXXX").string();
   check(mkdtemp(dir_.data()) != nullptr, "mkdtemp");
   try {
-    Key ca_key = new_key(), server_key = new_key();
+    Key ca_key = new_key(), server_key = new_key(), client_key = new_key();
     Certificate ca = make_certificate("storeapi test CA", ca_key.get(), nullptr, ca_key.get(),
                                       {{NID_basic_constraints, "critical,CA:TRUE"},
                                        {NID_key_usage, "critical,keyCertSign,cRLSign"},
@@ -80,12 +81,19 @@ TestCertificates::TestCertificates(const std::string& names) {
                                            {NID_ext_key_usage, "serverAuth"},
                                            {NID_subject_alt_name, names},
                                            {NID_authority_key_identifier, "keyid:always"}});
+    Certificate client_certificate = make_certificate("storeapi test client", client_key.get(), ca.get(), ca_key.get(),
+                                          {{NID_basic_constraints, "critical,CA:FALSE"},
+                                           {NID_key_usage, "critical,digitalSignature"},
+                                           {NID_ext_key_usage, "clientAuth"},
+                                           {NID_authority_key_identifier, "keyid:always"}});
     write_pem(ca_file(), [&](std::FILE* f) { return PEM_write_X509(f, ca.get()) == 1; });
-    write_pem(server().certificate_file,
-              [&](std::FILE* f) { return PEM_write_X509(f, server_certificate.get()) == 1; });
-    write_pem(server().key_file, [&](std::FILE* f) {
-      return PEM_write_PrivateKey(f, server_key.get(), nullptr, nullptr, 0, nullptr, nullptr) == 1;
-    });
+    for (const auto& [identity, certificate, key] : {std::tuple{server(), server_certificate.get(), server_key.get()},
+                                                     std::tuple{client(), client_certificate.get(), client_key.get()}}) {
+      write_pem(identity.certificate_file, [&](std::FILE* f) { return PEM_write_X509(f, certificate) == 1; });
+      write_pem(identity.key_file, [&](std::FILE* f) {
+        return PEM_write_PrivateKey(f, key, nullptr, nullptr, 0, nullptr, nullptr) == 1;
+      });
+    }
   } catch (...) {
     std::filesystem::remove_all(dir_);
     throw;

@@ -1,5 +1,5 @@
 #pragma once
-// A throwaway certificate authority and a server certificate it signed, made with OpenSSL's
+// A throwaway certificate authority, and a server and a client certificate it signed, made with OpenSSL's
 // libcrypto when constructed and written as PEM files to a directory of their own (removed
 // with the object): for HTTPS receivers in tests.
 //
@@ -27,6 +27,8 @@ class TestCertificates {
   // The CA's certificate alone: what a client trusts.
   std::string ca_file() const { return dir_ + "/ca.pem"; }
   TlsIdentity server() const { return {dir_ + "/server.pem", dir_ + "/server.key"}; }
+  // For a client that must prove who it is (extended key usage clientAuth).
+  TlsIdentity client() const { return {dir_ + "/client.pem", dir_ + "/client.key"}; }
 
  private:
   std::string dir_;
