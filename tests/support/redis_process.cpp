@@ -53,7 +53,7 @@ void RedisProcess::start() {
     std::ofstream config(config_path());
     if (!options_.user.empty()) {
       config << "user default off\n";
-      config << "user " << options_.user << " on >" << options_.password << " ~* &* +@all\n";
+      config << "user " << options_.user << " on >" << options_.password << " ~storeapi:* +@all\n";
     } else if (!options_.password.empty()) {
       config << "requirepass \"" << options_.password << "\"\n";
     }

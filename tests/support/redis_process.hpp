@@ -2,7 +2,8 @@
 // A redis-server of the test's own on a free loopback port and a socket file named after
 // it (no persistence), for the fleet tests. It can be killed and started again on the
 // same port, as an outage would. Secured as in production by default: only an ACL user
-// with a password gets in (the default user is off); or the default user's password
+// with a password gets in, to the keys storeapi:* (the default user is off, the rule of
+// docs/DEPLOY.md "Securing the dependencies"); or the default user's password
 // (requirepass), or TLS only (no plain TCP port) with a certificate of the test's CA.
 #include <signal.h>
 
