@@ -21,7 +21,8 @@ constexpr const char* kSettings[] = {
     "STOREAPI_REQUEST_TIMEOUT_MS", "STOREAPI_IDLE_TIMEOUT_MS", "STOREAPI_SHUTDOWN_GRACE_MS",
     "STOREAPI_DATABASE_URL",     "STOREAPI_DB_CONNS_PER_THREAD", "STOREAPI_DB_TIMEOUT_MS",
     "STOREAPI_SECRET",           "STOREAPI_REDIS_URL",        "STOREAPI_REDIS_TIMEOUT_MS",
-    "STOREAPI_DRAIN_MS",         "STOREAPI_TRUSTED_PROXY",
+    "STOREAPI_DRAIN_MS",         "STOREAPI_TRUSTED_PROXY",    "STOREAPI_LISTEN_DATABASE_URL",
+    "STOREAPI_REDIS_CA_FILE",    "STOREAPI_REDIS_CERT_FILE",  "STOREAPI_REDIS_KEY_FILE",
 };
 
 class ConfigFromEnv : public ::testing::Test {
@@ -92,6 +93,33 @@ TEST_F(ConfigFromEnv, ReadsEachSetting) {
   EXPECT_EQ(c->secret, "s3cret");
   EXPECT_EQ(c->drain, 1500ms);
   EXPECT_EQ(c->trusted_proxy, "2001:db8::1");  // as inet_ntop prints the peer's address
+}
+
+// The invalidations' LISTEN goes where the pools go unless told otherwise (a pooler in
+// front of the pools: docs/SCALING.md "Poolers").
+TEST_F(ConfigFromEnv, TheListenConnectionFollowsTheDatabaseUnlessGivenItsOwn) {
+  set("STOREAPI_DATABASE_URL", "postgresql://storeapi@10.0.0.6:6432/storeapi");
+  std::string error;
+  auto c = Config::from_env(error);
+  ASSERT_TRUE(c) << error;
+  EXPECT_EQ(c->listen_database_url, "postgresql://storeapi@10.0.0.6:6432/storeapi");
+  set("STOREAPI_LISTEN_DATABASE_URL", "postgresql://storeapi@10.0.0.5/storeapi");
+  c = Config::from_env(error);
+  ASSERT_TRUE(c) << error;
+  EXPECT_EQ(c->database_url, "postgresql://storeapi@10.0.0.6:6432/storeapi");
+  EXPECT_EQ(c->listen_database_url, "postgresql://storeapi@10.0.0.5/storeapi");
+}
+
+TEST_F(ConfigFromEnv, RedisTlsFilesOnlyForRediss) {
+  set("STOREAPI_REDIS_URL", "redis://127.0.0.1:6379");
+  EXPECT_EQ(error_of("STOREAPI_REDIS_CA_FILE", "/etc/ssl/certs/ca-certificates.crt"),
+            "STOREAPI_REDIS_CA_FILE: only for a rediss:// STOREAPI_REDIS_URL");
+  set("STOREAPI_REDIS_URL", "rediss://127.0.0.1:6380");
+  std::string error;
+  auto c = Config::from_env(error);
+  ASSERT_TRUE(c) << error;  // the system's CAs
+  ASSERT_TRUE(c->redis && c->redis->tls_context);
+  EXPECT_TRUE(error_of("STOREAPI_REDIS_KEY_FILE", "/nonexistent.key").find("needs both") != std::string::npos);
 }
 
 TEST_F(ConfigFromEnv, BadValuesStopStartUpWithOneLine) {

@@ -1,5 +1,6 @@
 #pragma once
-// Two storeapi nodes on one database and one Redis (fleet mode), each a process of its
+// Two storeapi nodes on one database and one Redis (fleet mode; an ACL user signs in, TLS
+// when asked), each a process of its
 // own with two cores, as several API nodes behind a load balancer run; the auth fixture's
 // helpers (admin tool, keys, error checks) work on node A (server()).
 #include <memory>
@@ -7,13 +8,18 @@
 
 #include "auth/auth_fixture.hpp"
 #include "support/redis_process.hpp"
+#include "support/test_certificates.hpp"
 
 namespace storeapi::testing {
 
 class FleetTest : public AuthTest {
  protected:
-  // The database on the shared test cluster, or on the cluster of `cluster_url`.
-  explicit FleetTest(const std::string& cluster_url = "") : AuthTest(cluster_url) {}
+  // The database on the shared test cluster, or on the cluster of `cluster_url`; Redis
+  // over TLS (rediss://, verified against the test's CA) when `redis_tls`.
+  explicit FleetTest(const std::string& cluster_url = "", bool redis_tls = false)
+      : AuthTest(cluster_url),
+        certificates_(redis_tls ? std::make_unique<TestCertificates>() : nullptr),
+        redis_(RedisOptions{.tls = certificates_.get()}) {}
   void SetUp() override;
 
   // The settings of a fleet node: this test's Redis, no STOREAPI_SECRET (the fleet's), a
@@ -21,6 +27,7 @@ class FleetTest : public AuthTest {
   // and the standbys of `replica_urls_` when the test has some.
   std::map<std::string, std::string> fleet_settings() const {
     std::map<std::string, std::string> settings{{"STOREAPI_REDIS_URL", redis_.url()}, {"STOREAPI_DRAIN_MS", "1000"}};
+    if (certificates_) settings["STOREAPI_REDIS_CA_FILE"] = certificates_->ca_file();
     if (!replica_urls_.empty()) settings["STOREAPI_REPLICA_URLS"] = replica_urls_;
     return settings;
   }
@@ -33,6 +40,7 @@ class FleetTest : public AuthTest {
     return HttpClient(node.port(), kReplyTimeout).get(target, headers);
   }
 
+  std::unique_ptr<TestCertificates> certificates_;  // before redis_, which uses them
   RedisProcess redis_;
   std::string replica_urls_;
   std::unique_ptr<ServerProcess> node_b_;

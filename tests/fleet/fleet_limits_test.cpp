@@ -1,5 +1,5 @@
 // Two nodes sharing one database and one Redis: the per-store rate limit is one bucket
-// whichever node answers; a revoked key is refused by both; a cursor issued by one node
+// whichever node answers (also with Redis on TLS); a revoked key is refused by both; a cursor issued by one node
 // pages on the other (the fleet's cursor secret, no STOREAPI_SECRET); without Redis each
 // node falls back to its own limit (logged once per outage) and returns to the shared one
 // when Redis is back; a bad STOREAPI_REDIS_URL stops the start.
@@ -15,7 +15,14 @@ namespace {
 
 class Fleet : public FleetTest {
  protected:
+  explicit Fleet(bool redis_tls = false) : FleetTest("", redis_tls) {}
   void expect_one_bucket(ServerProcess& first, ServerProcess& second);
+};
+
+// The same fleet with Redis on TLS only.
+class FleetOverTls : public Fleet {
+ protected:
+  FleetOverTls() : Fleet(true) {}
 };
 
 std::string next_cursor(const HttpResponse& page) {
@@ -65,6 +72,7 @@ void Fleet::expect_one_bucket(ServerProcess& first, ServerProcess& second) {
 }
 
 TEST_F(Fleet, RateLimitIsOneBucketWhicheverNodeAnswers) { expect_one_bucket(node_a(), node_b()); }
+TEST_F(FleetOverTls, RateLimitIsOneBucketWhicheverNodeAnswers) { expect_one_bucket(node_a(), node_b()); }
 
 // A node on Redis's host may reach it through its socket file; it shares the bucket of the
 // nodes that reach the same Redis over TCP.
