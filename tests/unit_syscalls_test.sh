@@ -17,9 +17,12 @@ fail() { echo "unit syscalls test: $*" >&2; exit 1; }
 command -v strace >/dev/null || { echo "unit syscalls test: skipped, strace is not installed"; exit 77; }
 [[ -n ${STOREAPI_TEST_DATABASE_URL:-} ]] || fail "STOREAPI_TEST_DATABASE_URL is not set (run through tools/test)"
 work=$(mktemp -d)
-pids=()
+traced_pids=() children=()
+# The traced binaries first: strace ends with them (a signalled strace would only detach).
 cleanup() {
-  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null; done
+  set +e
+  for pid in "${children[@]}"; do kill -TERM "$pid" 2>/dev/null; done
+  for pid in "${traced_pids[@]}"; do wait "$pid" 2>/dev/null; done
   rm -rf "$work"
 }
 trap cleanup EXIT
@@ -74,9 +77,10 @@ start_traced() {
   err=$work/$name.err
   env "$@" strace -f "${strace_args[@]}" -- "$build/$binary" >"$work/$name.out" 2>"$err" &
   traced=$!
-  pids+=("$traced")
+  traced_pids+=("$traced")
   wait_for pgrep -P "$traced" >/dev/null || fail "$binary did not start under strace"
   child=$(pgrep -P "$traced")
+  children+=("$child")
 }
 metrics_port() { sed -n 's/.*metrics on 127\.0\.0\.1:\([0-9]*\).*/\1/p' "$1" | head -1; }
 
