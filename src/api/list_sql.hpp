@@ -41,9 +41,8 @@ namespace storeapi::api {
 enum class PagePath : std::uint8_t { walk, sync, selective };
 
 // More changed records than this and the sync path walks the created_at index instead.
-// Sorting the candidates cost about 3 µs each (1,316 in 4 ms, 6,783 in 22 ms, warm) when
-// each was also read by primary key; since sql/032 the sort is from the index alone and
-// cheaper (a poll of 205 changes: 128 µs in all), so the cap is conservative now.
+// The candidates are sorted from the index alone, so the cap is conservative (figures:
+// bench/RESULTS.md, "The sync poll's cost").
 inline constexpr int kSyncCandidates = 5000;
 
 class ReadStatements {
