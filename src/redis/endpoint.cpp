@@ -64,7 +64,7 @@ std::optional<Endpoint> parse_endpoint(const std::string& url, std::string& erro
   if (unix_socket) {
     // A Redis on the node's own host, through its socket file: no TCP stack on either
     // side (10–25 % of Redis's CPU per call here; most of the rest is its wake-ups,
-    // bench/RESULTS.md "Fourth session: where fleet mode's req/s go").
+    // bench/RESULTS.md "Where fleet mode's req/s go").
     if (std::size_t query = rest.find('?'); query != std::string_view::npos) {
       std::string_view db = rest.substr(query + 1);
       if (!db.starts_with("db=") || !whole_number(db.substr(3), e.database, 15u))
