@@ -72,7 +72,13 @@ runtime::task<void> Client::flush() {
     // Commands that arrive while this batch is being sent go out in the next one.
     sending_buf_.swap(out_);
     out_.clear();
-    if (!seal(sending_buf_)) ::shutdown(fd_, SHUT_RDWR);
+    if (!seal(sending_buf_)) {
+      // Never the commands in clear on a TLS connection: the reader sees the connection
+      // end and fails what is in flight.
+      ::shutdown(fd_, SHUT_RDWR);
+      sending_buf_.clear();
+      break;
+    }
     for (std::size_t sent = 0; sent < sending_buf_.size();) {
       const auto deadline = runtime::Deadline::after(options_.timeout);
       int n = co_await runtime::send(fd_, sending_buf_.data() + sent, sending_buf_.size() - sent, &deadline);
@@ -203,7 +209,7 @@ runtime::task<bool> Client::handshake(std::string& error) {
     int n = co_await receive(buffer, deadline, data);
     if (n <= 0) {
       error = n == 0 ? "connection closed" : n == -ECANCELED ? "no answer in time"
-              : n == -EPROTO ? "TLS: " + tls_->error() : std::strerror(-n);
+              : n == -EPROTO && tls_ ? "TLS: " + tls_->error() : std::strerror(-n);
       co_return false;
     }
     bool broken = !reader_.feed(data.data(), data.size());
@@ -249,7 +255,7 @@ runtime::task<void> Client::read_replies(std::string& error) {
       continue;
     }
     if (n <= 0) {
-      error = n == 0 ? "connection closed" : n == -EPROTO ? "TLS: " + tls_->error() : std::strerror(-n);
+      error = n == 0 ? "connection closed" : n == -EPROTO && tls_ ? "TLS: " + tls_->error() : std::strerror(-n);
       co_return;
     }
     bool broken = !reader_.feed(data.data(), data.size());
