@@ -49,8 +49,8 @@ struct Config {
   std::chrono::milliseconds drain{0};
   std::string trusted_proxy;                      // STOREAPI_TRUSTED_PROXY: an IP address, or empty
 
-  // Reads the environment; on a bad value returns nullopt and sets `error` to one line.
-  static std::optional<Config> from_env(std::string& error);
+  // Reads the environment; a bad value throws env::SettingError (one line naming it).
+  static Config from_env();
 };
 
 }  // namespace storeapi::app

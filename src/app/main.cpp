@@ -15,6 +15,7 @@
 #include "api/application.hpp"
 #include "app/config.hpp"
 #include "app/open_files.hpp"
+#include "common/env.hpp"
 #include "common/service_notify.hpp"
 #include "auth/invalidation.hpp"
 #include "auth/rate_limiter.hpp"
@@ -73,31 +74,34 @@ sigset_t shutdown_signals() {
 }  // namespace
 
 int main() {
-  std::string error;
-  auto config = app::Config::from_env(error);
-  if (!config) {
-    std::fprintf(stderr, "storeapi: %s\n", error.c_str());
+  std::optional<app::Config> config;
+  try {
+    config = app::Config::from_env();
+    const std::string notice = app::fit_open_file_limit(*config);
+    if (!notice.empty()) std::fprintf(stderr, "storeapi: %s\n", notice.c_str());
+  } catch (const env::SettingError& e) {
+    std::fprintf(stderr, "storeapi: %s\n", e.what());
     return 2;
   }
-  std::string notice;
-  if (auto refused = app::fit_open_file_limit(*config, notice)) {
-    std::fprintf(stderr, "storeapi: %s\n", refused->c_str());
-    return 2;
-  }
-  if (!notice.empty()) std::fprintf(stderr, "storeapi: %s\n", notice.c_str());
   // Before anything starts: a kernel or seccomp filter without io_uring would otherwise
   // surface as a bare "Operation not permitted" from the first core.
-  if (std::optional<std::string> problem = runtime::check_uring_support()) {
-    std::fprintf(stderr, "storeapi: cannot start: %s\n", problem->c_str());
+  try {
+    runtime::check_uring_support();
+  } catch (const std::runtime_error& e) {
+    std::fprintf(stderr, "storeapi: cannot start: %s\n", e.what());
     return 1;
   }
-  if (config->redis && !redis::probe(*config->redis, std::chrono::seconds(2), error)) {
-    std::fprintf(stderr, "storeapi: STOREAPI_REDIS_URL: %s\n", error.c_str());
+  try {
+    if (config->redis) redis::probe(*config->redis, std::chrono::seconds(2));
+  } catch (const std::runtime_error& e) {
+    std::fprintf(stderr, "storeapi: STOREAPI_REDIS_URL: %s\n", e.what());
     return 1;
   }
   for (std::size_t i = 0; i < config->replica_urls.size(); ++i) {
-    if (!db::probe_standby(config->replica_urls[i], std::chrono::seconds(2), error)) {
-      std::fprintf(stderr, "storeapi: STOREAPI_REPLICA_URLS (standby %zu): %s\n", i + 1, error.c_str());
+    try {
+      db::probe_standby(config->replica_urls[i], std::chrono::seconds(2));
+    } catch (const std::runtime_error& e) {
+      std::fprintf(stderr, "storeapi: STOREAPI_REPLICA_URLS (standby %zu): %s\n", i + 1, e.what());
       return 1;
     }
   }

@@ -1,6 +1,7 @@
 // The server's configuration from the environment: defaults, each setting read, and the
 // one-line error a bad value stops start-up with.
 #include "app/config.hpp"
+#include "common/env.hpp"
 
 #include <gtest/gtest.h>
 
@@ -33,19 +34,30 @@ class ConfigFromEnv : public ::testing::Test {
 
   static void set(const char* name, const char* value) { ::setenv(name, value, 1); }
 
+  // The configuration, or nullopt and the one-line error it stops the start with.
+  struct Loaded {
+    std::optional<Config> config;
+    std::string error;
+  };
+  static Loaded load() {
+    try {
+      return {Config::from_env(), {}};
+    } catch (const env::SettingError& e) {
+      return {std::nullopt, e.what()};
+    }
+  }
+
   // The error of a configuration that must not load.
   static std::string error_of(const char* name, const char* value) {
     set(name, value);
-    std::string error;
-    const std::optional<Config> c = Config::from_env(error);
+    const auto [c, error] = load();
     ::unsetenv(name);
     return c ? "loaded" : error;
   }
 };
 
 TEST_F(ConfigFromEnv, Defaults) {
-  std::string error;
-  const std::optional<Config> c = Config::from_env(error);
+  const auto [c, error] = load();
   ASSERT_TRUE(c) << error;
   EXPECT_EQ(c->listen.host, "127.0.0.1");
   EXPECT_EQ(c->listen.port, 8080);
@@ -77,8 +89,7 @@ TEST_F(ConfigFromEnv, ReadsEachSetting) {
   set("STOREAPI_SECRET", "s3cret");
   set("STOREAPI_DRAIN_MS", "1500");
   set("STOREAPI_TRUSTED_PROXY", "2001:DB8::1");
-  std::string error;
-  const std::optional<Config> c = Config::from_env(error);
+  const auto [c, error] = load();
   ASSERT_TRUE(c) << error;
   EXPECT_EQ(c->listen.host, "0.0.0.0");
   EXPECT_EQ(c->listen.port, 9000);
