@@ -81,7 +81,7 @@ runtime::task<Authenticator::Lookup> Authenticator::load(const crypto::Sha256& h
   db::Unit unit;
   unit.add(kKeyByHash, {std::string_view(hex)});
   const db::Outcome outcome = co_await pool_.run(unit);
-  Lookup lookup{.time = unit.database_time};
+  Lookup lookup{.time = unit.database_time()};
   if (outcome != db::Outcome::done || !unit.result(0).ok()) {
     lookup.unavailable = true;
     co_return lookup;

@@ -105,9 +105,8 @@ runtime::task<void> Connection::serve() {
         stage_timing::record(stage_timing::Stage::read_wait, parse_started - received_at_);
         stage_timing::record_since(stage_timing::Stage::parse, parse_started);
       }
-      deadline_armed_ = false;
       bool keep_alive = co_await answer(req);
-      answered_any_ = true;
+      phase_ = Phase::answered;
       if (!keep_alive) {
         co_await flush();
         co_return;
@@ -121,7 +120,7 @@ runtime::task<void> Connection::serve() {
     if (reply_ && !reply_->out.empty() && !co_await flush()) co_return;
 
     bool mid_request = reader_.mid_request();
-    if (server_.draining() && !mid_request && answered_any_) co_return;
+    if (server_.draining() && !mid_request && phase_ == Phase::answered) co_return;
     if (reader_.take_continue_request()) {
       out().append("HTTP/1.1 100 Continue\r\n\r\n");
       if (!co_await flush()) co_return;
@@ -133,11 +132,11 @@ runtime::task<void> Connection::serve() {
     }
     std::span<char> space = reader_.recv_space();
     if (space.empty()) co_return co_await refuse(reader_.rejection());
-    if (!deadline_armed_) {
+    if (phase_ != Phase::reading) {
       // Slowloris defence: the rest of this request must arrive within one deadline,
       // however the bytes are spread over time.
       request_deadline_ = runtime::Clock::now() + server_.options().request_timeout;
-      deadline_armed_ = true;
+      phase_ = Phase::reading;
     }
     arm(request_deadline_);
     int n = co_await runtime::recv(fd_, space.data(), space.size());
@@ -162,10 +161,10 @@ runtime::task<bool> Connection::receive_while_idle() {
   runtime::BufferRing& ring = runtime::Reactor::current().recv_buffers();
   ServerMetrics& metrics = server_.metrics();
   arm(deadline);
-  idle_ = answered_any_;
+  wait_idle();
   runtime::Received got = co_await runtime::recv_provided(fd_, ring);
   received_at_ = stage_timing::now_if_enabled();
-  idle_ = false;
+  end_idle();
   if (disarmed_by_deadline(got.result())) metrics.deadline_closed.inc();
   if (got.result() > 0) {
     metrics.received_bytes.inc(static_cast<std::size_t>(got.result()));
@@ -179,9 +178,9 @@ runtime::task<bool> Connection::receive_while_idle() {
   // The ring ran dry (many connections received at once): wait for bytes without a
   // buffer, then receive into the reader's own.
   arm(deadline);
-  idle_ = answered_any_;
+  wait_idle();
   int ready = co_await runtime::poll(fd_, POLLIN);
-  idle_ = false;
+  end_idle();
   if (disarmed_by_deadline(ready)) metrics.deadline_closed.inc();
   if (ready <= 0) co_return false;
   std::span<char> space = reader_.recv_space();
@@ -200,21 +199,29 @@ ResponseBuffers& Connection::reply() {
   return *reply_;
 }
 
+void Connection::wait_idle() noexcept {
+  if (phase_ == Phase::answered) phase_ = Phase::idle;
+}
+
+void Connection::end_idle() noexcept {
+  if (phase_ == Phase::idle) phase_ = Phase::answered;
+}
+
 void Connection::arm(runtime::Clock::time_point deadline) noexcept {
   deadline_ = deadline;
-  timed_out_ = false;
-  waiting_ = true;
+  wait_ = Wait::waiting;
 }
 
 bool Connection::disarmed_by_deadline(int result) noexcept {
-  waiting_ = false;
+  const bool cancelled = wait_ == Wait::cancelled;
+  wait_ = Wait::none;
   // A cancel that lost the race against the completion changes nothing: the bytes count.
-  return result == -ECANCELED && timed_out_;
+  return result == -ECANCELED && cancelled;
 }
 
 void Connection::expire_if_due(runtime::Clock::time_point now) {
-  if (!waiting_ || timed_out_ || now < deadline_) return;
-  timed_out_ = true;
+  if (wait_ != Wait::waiting || now < deadline_) return;
+  wait_ = Wait::cancelled;
   runtime::Reactor::current().cancel_fd(fd_);
 }
 
