@@ -97,14 +97,13 @@ runtime::task<void> Connection::serve() {
   Request req;
   for (;;) {
     for (;;) {
-      const auto parse_started = stage_timing::now_if_enabled();
+      stage_timing::Timer parse(stage_timing::Stage::parse);
       RequestReader::Result r = reader_.next(req);
+      if (r != RequestReader::Result::request) parse.cancel();  // no whole request yet
       if (r == RequestReader::Result::need_more) break;
       if (r == RequestReader::Result::error) co_return co_await refuse(reader_.rejection());
-      if (stage_timing::enabled()) {
-        stage_timing::record(stage_timing::Stage::read_wait, parse_started - received_at_);
-        stage_timing::record_since(stage_timing::Stage::parse, parse_started);
-      }
+      stage_timing::record(stage_timing::Stage::read_wait, parse.started() - received_at_);
+      parse.stop();
       bool keep_alive = co_await answer(req);
       phase_ = Phase::answered;
       if (!keep_alive) {
@@ -242,7 +241,7 @@ runtime::task<bool> Connection::answer(Request& req) {
   ResponseBuffers& reply = this->reply();
   Response& res = reply.res;
   res.reset();
-  const auto handler_started = stage_timing::now_if_enabled();
+  stage_timing::Timer render(stage_timing::Stage::render);
   try {
     co_await server_.handler().handle(req, res);
   } catch (...) {
@@ -250,11 +249,9 @@ runtime::task<bool> Connection::answer(Request& req) {
     res.discard();  // the headers the handler kept (rate limit) stay on the 500
     server_.handler().reject(Rejection::internal_error, req.request_id, res);
   }
-  if (stage_timing::enabled()) {
-    stage_timing::record(stage_timing::Stage::render,
-                         runtime::Clock::now() - handler_started - res.tally.auth - res.tally.db);
-    ++unsent_answers_;
-  }
+  // The handler's own time: its auth and database units are stages of their own.
+  render.stop(res.tally.auth + res.tally.db);
+  if (stage_timing::enabled()) ++unsent_answers_;
   bool keep_alive = req.keep_alive && !res.close && !server_.draining();
   ResponseFraming framing{req.request_id, req.method == Method::head, keep_alive, req.http_minor == 0};
   std::size_t bytes = serialize(res, framing, reply.out);
@@ -293,13 +290,14 @@ runtime::task<void> Connection::refuse(Rejection why) {
 runtime::task<bool> Connection::flush() {
   if (!reply_) co_return true;  // nothing was answered since the last flush
   std::string& out = reply_->out;
-  const auto started = stage_timing::now_if_enabled();
+  stage_timing::Timer send_timer(stage_timing::Stage::send);
   std::size_t off = 0;
   while (off < out.size()) {
     arm(runtime::Clock::now() + server_.options().send_timeout);
     int n = co_await runtime::send(fd_, out.data() + off, out.size() - off);
     if (disarmed_by_deadline(n)) server_.metrics().deadline_closed.inc();
     if (n <= 0) {
+      send_timer.cancel();
       out.clear();
       unsent_answers_ = 0;
       co_return false;
@@ -308,11 +306,8 @@ runtime::task<bool> Connection::flush() {
     server_.metrics().sent_bytes.inc(static_cast<std::size_t>(n));
   }
   out.clear();
-  if (stage_timing::enabled()) {
-    const auto sent = runtime::Clock::now();
-    stage_timing::record(stage_timing::Stage::send, sent - started);
-    for (; unsent_answers_ > 0; --unsent_answers_) stage_timing::record(stage_timing::Stage::total, sent - received_at_);
-  }
+  const auto sent = send_timer.started() + send_timer.stop();
+  for (; unsent_answers_ > 0; --unsent_answers_) stage_timing::record(stage_timing::Stage::total, sent - received_at_);
   co_return true;
 }
 
