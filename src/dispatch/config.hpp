@@ -33,8 +33,8 @@ struct Config {
   // STOREAPI_DISPATCH_METRICS_LISTEN: where its /metrics is served; nullopt ("off"): nowhere.
   std::optional<runtime::ListenAddress> metrics_listen = runtime::ListenAddress{"127.0.0.1", 9465};
 
-  // Reads the environment; on a bad value returns nullopt and sets `error` to one line.
-  static std::optional<Config> from_env(std::string& error);
+  // Reads the environment; a bad value throws env::SettingError (one line naming it).
+  static Config from_env();
 };
 
 }  // namespace storeapi::dispatch

@@ -1,3 +1,4 @@
+#include "common/env.hpp"
 #include "dispatch/config.hpp"
 
 #include <gtest/gtest.h>
@@ -30,7 +31,12 @@ class CaFile : public ::testing::Test {
     if (ca_file) setenv("STOREAPI_WEBHOOK_CA_FILE", ca_file, 1);
     else unsetenv("STOREAPI_WEBHOOK_CA_FILE");
     error_.clear();
-    return Config::from_env(error_);
+    try {
+      return Config::from_env();
+    } catch (const env::SettingError& e) {
+      error_ = e.what();
+      return std::nullopt;
+    }
   }
 
   std::string write(const std::string& name, const std::string& text) {
