@@ -58,7 +58,16 @@ std::optional<Config> Config::from_env(std::string& error) {
     error = "STOREAPI_DATABASE_URL is not set";
     return std::nullopt;
   }
-  if (const char* v = env::get("STOREAPI_SMTP_URL")) c.smtp_url = v;
+  if (const char* v = env::get("STOREAPI_SMTP_URL")) {
+    // Checked here, not at the first mail: another scheme (http://, a bare host) would
+    // fail every e-mail, each only in a log line.
+    const std::string_view url(v);
+    if (!url.starts_with("smtp://") && !url.starts_with("smtps://")) {
+      error = "STOREAPI_SMTP_URL: expected smtp://host:port or smtps://user:password@host:port";
+      return std::nullopt;
+    }
+    c.smtp_url = v;
+  }
   if (const char* v = env::get("STOREAPI_SMTP_FROM")) c.smtp_from = v;
   for (auto [setting, file] : {std::pair{"STOREAPI_WEBHOOK_CA_FILE", &c.webhook_ca_file},
                                 std::pair{"STOREAPI_SMTP_CA_FILE", &c.smtp_ca_file}}) {
