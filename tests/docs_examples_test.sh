@@ -31,7 +31,8 @@ cleanup() {
   set +e
   for group in "${groups[@]}"; do kill -TERM -- "-$group" 2>/dev/null; done
   for group in "${groups[@]}"; do
-    for _ in $(seq 300); do kill -0 -- "-$group" 2>/dev/null || break; sleep 0.1; done
+    for _ in $(seq 100); do kill -0 -- "-$group" 2>/dev/null || break; sleep 0.1; done
+    kill -KILL -- "-$group" 2>/dev/null
   done
   "$source_root/tools/dev-db" stop >/dev/null 2>&1
   rm -rf "$work"
@@ -64,14 +65,14 @@ wait_for grep -q "listening on 127.0.0.1:$port" "$work/run.err" || fail "tools/r
 key=$(sed -n 's/^  api key   \(sk_live_[A-Za-z0-9]*\)$/\1/p' "$work/run.out")
 [[ -n $key ]] || fail "tools/run printed no key: $(cat "$work/run.out")"
 curl_line=$(sed -n 's/^  \(curl .*\)$/\1/p' "$work/run.out")
-answer=$(eval "$curl_line -sS")
+answer=$(eval "$curl_line -sS --max-time 10")
 grep -q '"object":"store"' <<<"$answer" || fail "tools/run's curl line: $answer"
 if STOREAPI_LISTEN=127.0.0.1:$port tools/run >"$work/second.out" 2>"$work/second.err"; then
   fail "a second tools/run on the same address did not stop"
 fi
 grep -q "127.0.0.1:$port is in use (another tools/run?)" "$work/second.err" ||
   fail "the second tools/run did not say why it stopped: $(cat "$work/second.err")"
-answer=$(eval "$curl_line -sS")
+answer=$(eval "$curl_line -sS --max-time 10")
 grep -q '"object":"store"' <<<"$answer" || fail "the first tools/run's key stopped working: $answer"
 echo "docs examples test: quick start: tools/run serves, its curl line answers, a second one stops"
 
@@ -82,12 +83,13 @@ tour=$(sed "1s|^BASE=http://127.0.0.1:8080 KEY=sk_live_\.\.\.|BASE=http://127.0.
 records=$work/records
 mkdir -p "$records"
 # Every curl of the tour leaves its arguments, status and body in $records.
+# No pipefail: a reader's shell has none, and the tour pipes into head.
 cat >"$work/tour.sh" <<EOF
-set -euo pipefail
+set -eu
 curl() {
   local record=$records/\$(date +%s%N)
   printf '%s\n' "\$*" >"\$record.args"
-  command curl "\$@" -o "\$record.body" -w '%{http_code}' >"\$record.status"
+  command curl "\$@" --max-time 10 -o "\$record.body" -w '%{http_code}' >"\$record.status"
   cat "\$record.body"
 }
 $tour
@@ -149,11 +151,11 @@ both_listening() { [[ $(grep -c 'listening on' "$work/nodes.err") -eq 2 ]]; }
 wait_for both_listening ||
   fail "the two nodes did not both start: $(grep -v '^{' "$work/nodes.err" | tail -5)"
 for node_port in $(sed -n 's/.*listening on 127\.0\.0\.1:\([0-9]*\).*/\1/p' "$work/nodes.err"); do
-  answer=$(curl -sS -H "Authorization: Bearer $key" "http://127.0.0.1:$node_port/v1/store")
+  answer=$(curl -sS --max-time 10 -H "Authorization: Bearer $key" "http://127.0.0.1:$node_port/v1/store")
   grep -q '"object":"store"' <<<"$answer" || fail "node on $node_port: $answer"
 done
 for metrics_port in $(sed -n 's/.*metrics on 127\.0\.0\.1:\([0-9]*\).*/\1/p' "$work/nodes.err"); do
-  scrape=$(curl -sS "http://127.0.0.1:$metrics_port/metrics")
+  scrape=$(curl -sS --max-time 10 "http://127.0.0.1:$metrics_port/metrics")
   grep -q '^storeapi_build_info' <<<"$scrape" || fail "no metrics on $metrics_port: $(head -c 300 <<<"$scrape")"
 done
 [[ $(grep -c 'metrics on' "$work/nodes.err") -eq 2 ]] || fail "the two nodes do not both serve /metrics"
