@@ -108,12 +108,11 @@ void Client::fail_pending() {
   while (head_) complete_head(nullptr);
 }
 
-runtime::task<bool> Client::open(std::string& error) {
+runtime::task<Status> Client::open() {
   const Endpoint& e = options_.endpoint;
   fd_ = ::socket(e.address.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
   if (fd_ < 0) {
-    error = std::strerror(errno);
-    co_return false;
+    co_return Status::failed(std::strerror(errno));
   }
   if (is_tcp(e)) {
     int one = 1;
@@ -122,14 +121,16 @@ runtime::task<bool> Client::open(std::string& error) {
   const auto deadline = runtime::Deadline::after(options_.timeout);
   int rc = co_await runtime::Connect(fd_, reinterpret_cast<const sockaddr*>(&e.address), e.length, &deadline);
   if (rc < 0) {
-    error = rc == -ECANCELED ? "connect timed out" : std::strerror(-rc);
-    co_return false;
+    co_return Status::failed(rc == -ECANCELED ? "connect timed out" : std::strerror(-rc));
   }
-  if (e.tls && !co_await tls_handshake(deadline, error)) co_return false;
-  co_return co_await handshake(error);
+  if (e.tls) {
+    Status secured = co_await tls_handshake(deadline);
+    if (!secured.is_ok()) co_return secured;
+  }
+  co_return co_await handshake();
 }
 
-runtime::task<bool> Client::tls_handshake(const runtime::Deadline& deadline, std::string& error) {
+runtime::task<Status> Client::tls_handshake(const runtime::Deadline& deadline) {
   tls_ = std::make_unique<TlsSession>(*options_.endpoint.tls_context, options_.endpoint.host);
   std::string output;
   std::array<char, 4096> buffer;
@@ -139,22 +140,14 @@ runtime::task<bool> Client::tls_handshake(const runtime::Deadline& deadline, std
     tls_->take_output(output);
     for (std::size_t sent = 0; sent < output.size();) {
       int n = co_await runtime::send(fd_, output.data() + sent, output.size() - sent, &deadline);
-      if (n <= 0) {
-        error = "TLS: " + std::string(n == -ECANCELED ? "timed out" : std::strerror(-n));
-        co_return false;
-      }
+      if (n <= 0) co_return Status::failed("TLS: " + std::string(n == -ECANCELED ? "timed out" : std::strerror(-n)));
       sent += static_cast<std::size_t>(n);
     }
-    if (step == TlsSession::Step::done) co_return true;
-    if (step == TlsSession::Step::failed) {
-      error = "TLS: " + tls_->error();
-      co_return false;
-    }
+    if (step == TlsSession::Step::done) co_return Status::ok();
+    if (step == TlsSession::Step::failed) co_return Status::failed("TLS: " + tls_->error());
     int n = co_await runtime::recv(fd_, buffer.data(), buffer.size(), &deadline);
-    if (n <= 0) {
-      error = "TLS: " + std::string(n == 0 ? "connection closed" : n == -ECANCELED ? "no answer in time" : std::strerror(-n));
-      co_return false;
-    }
+    if (n <= 0)
+      co_return Status::failed("TLS: " + std::string(n == 0 ? "connection closed" : n == -ECANCELED ? "no answer in time" : std::strerror(-n)));
     tls_->put_input(buffer.data(), static_cast<std::size_t>(n));
   }
 }
@@ -167,21 +160,23 @@ bool Client::seal(std::string& bytes) {
   return true;
 }
 
-runtime::task<int> Client::receive(std::span<char> buffer, const runtime::Deadline& deadline, std::string_view& data) {
+runtime::task<Client::Received> Client::receive(std::span<char> buffer, const runtime::Deadline& deadline) {
   int n = co_await runtime::recv(fd_, buffer.data(), buffer.size(), &deadline);
-  if (n <= 0 || !tls_) {
-    data = std::string_view(buffer.data(), n > 0 ? static_cast<std::size_t>(n) : 0);
-    co_return n;
-  }
+  if (n <= 0 || !tls_) co_return Received{n, std::string_view(buffer.data(), n > 0 ? static_cast<std::size_t>(n) : 0)};
   tls_->put_input(buffer.data(), static_cast<std::size_t>(n));
   plain_.clear();
-  if (!tls_->decrypt(plain_)) co_return -EPROTO;
+  if (!tls_->decrypt(plain_)) co_return Received{-EPROTO, {}};
   if (tls_->has_output() && !sending_) runtime::spawn(flush());
-  data = plain_;
-  co_return n;
+  co_return Received{n, plain_};
 }
 
-runtime::task<bool> Client::handshake(std::string& error) {
+std::string Client::receive_failure(int n) const {
+  if (n == 0) return "connection closed";
+  if (n == -EPROTO && tls_) return "TLS: " + tls_->error();
+  return std::strerror(-n);
+}
+
+runtime::task<Status> Client::handshake() {
   // AUTH and SELECT (when asked) and a SCRIPT LOAD of each script, answered before any
   // request is let through.
   const Endpoint& e = options_.endpoint;
@@ -190,73 +185,60 @@ runtime::task<bool> Client::handshake(std::string& error) {
   for (const std::string& script : options_.scripts) append_command(hello, {"SCRIPT", "LOAD", script});
   const std::size_t expected = settings + options_.scripts.size();
   const auto deadline = runtime::Deadline::after(options_.timeout);
-  if (!seal(hello)) {
-    error = "TLS: " + tls_->error();
-    co_return false;
-  }
+  if (!seal(hello)) co_return Status::failed("TLS: " + tls_->error());
   for (std::size_t sent = 0; sent < hello.size();) {
     int n = co_await runtime::send(fd_, hello.data() + sent, hello.size() - sent, &deadline);
     if (n <= 0) {
-      error = n == -ECANCELED ? "timed out" : std::strerror(-n);
-      co_return false;
+      co_return Status::failed(n == -ECANCELED ? "timed out" : std::strerror(-n));
     }
     sent += static_cast<std::size_t>(n);
   }
   std::vector<Reply> replies;
   std::array<char, 4096> buffer;
   while (replies.size() < expected) {
-    std::string_view data;
-    int n = co_await receive(buffer, deadline, data);
+    const auto [n, data] = co_await receive(buffer, deadline);
     if (n <= 0) {
-      error = n == 0 ? "connection closed" : n == -ECANCELED ? "no answer in time"
-              : n == -EPROTO && tls_ ? "TLS: " + tls_->error() : std::strerror(-n);
-      co_return false;
+      co_return Status::failed(n == -ECANCELED ? "no answer in time" : receive_failure(n));
     }
     bool broken = !reader_.feed(data.data(), data.size());
     while (!broken)
       if (Reply r = reader_.next(broken)) replies.push_back(std::move(r));
       else break;
     if (broken) {
-      error = "not a Redis server";
-      co_return false;
+      co_return Status::failed("not a Redis server");
     }
   }
   for (const Reply& r : replies)
     if (r->type == REDIS_REPLY_ERROR) {
-      error = std::string(r->str, r->len);
-      co_return false;
+      co_return Status::failed(std::string(r->str, r->len));
     }
   script_digests_.clear();
   for (std::size_t i = settings; i < replies.size(); ++i) {
     const redisReply& digest = *replies[i];
     if (digest.type != REDIS_REPLY_STRING) {
-      error = "SCRIPT LOAD gave no digest";
-      co_return false;
+      co_return Status::failed("SCRIPT LOAD gave no digest");
     }
     script_digests_.emplace_back(digest.str, digest.len);
   }
-  co_return true;
+  co_return Status::ok();
 }
 
-runtime::task<void> Client::read_replies(std::string& error) {
+runtime::task<Status> Client::read_replies() {
   std::array<char, 16384> buffer;
   for (;;) {
     // The oldest command's reply is due within the timeout; idle, the reader still wakes
     // once per timeout so that a command written meanwhile is watched.
     const auto due = (head_ ? head_->sent_at : runtime::Clock::now()) + options_.timeout;
     const auto deadline = runtime::Deadline::at(due);
-    std::string_view data;
-    int n = co_await receive(buffer, deadline, data);
+    const auto [n, data] = co_await receive(buffer, deadline);
     if (n == -ECANCELED) {
       if (head_ && runtime::Clock::now() >= head_->sent_at + options_.timeout) {
-        error = "no reply within " + std::to_string(options_.timeout.count()) + " ms";
-        co_return;
+        co_return Status::failed("no reply within " + std::to_string(options_.timeout.count()) + " ms");
       }
       continue;
     }
     if (n <= 0) {
-      error = n == 0 ? "connection closed" : n == -EPROTO && tls_ ? "TLS: " + tls_->error() : std::strerror(-n);
-      co_return;
+      co_return Status::failed(receive_failure(n));
     }
     bool broken = !reader_.feed(data.data(), data.size());
     while (!broken) {
@@ -269,8 +251,7 @@ runtime::task<void> Client::read_replies(std::string& error) {
       complete_head(std::move(reply));
     }
     if (broken) {
-      error = "protocol error";
-      co_return;
+      co_return Status::failed("protocol error");
     }
   }
 }
@@ -289,22 +270,21 @@ runtime::task<void> Client::close_socket() {
 runtime::task<void> Client::drive() {
   Backoff backoff(options_.backoff_min, options_.backoff_max);
   for (;;) {
-    std::string error;
-    const bool opened = co_await open(error);
+    Status ended = co_await open();
     settled_ = true;
-    if (opened) {
+    if (ended.is_ok()) {
       if (outage_reported_) std::fprintf(stderr, "storeapi: redis %s is back\n", options_.endpoint.text.c_str());
       outage_reported_ = false;
       backoff.reset();
       up_ = true;
-      co_await read_replies(error);
+      ended = co_await read_replies();
       up_ = false;
       fail_pending();
     }
     if (fd_ >= 0) co_await close_socket();
     if (options_.report_outages && !outage_reported_) {
       std::fprintf(stderr, "storeapi: redis %s unreachable (%s): rate limits are kept by each node until it is back\n",
-                   options_.endpoint.text.c_str(), error.c_str());
+                   options_.endpoint.text.c_str(), ended.reason().c_str());
       outage_reported_ = true;
     }
     co_await runtime::sleep_for(backoff.next());

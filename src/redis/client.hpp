@@ -14,6 +14,7 @@
 #include <string_view>
 #include <vector>
 
+#include "common/status.hpp"
 #include "redis/endpoint.hpp"
 #include "redis/protocol.hpp"
 #include "runtime/io.hpp"
@@ -59,15 +60,23 @@ class Client {
 
   runtime::task<Reply> roundtrip(std::span<const std::string_view> command);
   runtime::task<void> drive();
-  runtime::task<bool> open(std::string& error);
-  runtime::task<bool> tls_handshake(const runtime::Deadline& deadline, std::string& error);
-  runtime::task<bool> handshake(std::string& error);
+  runtime::task<Status> open();
+  runtime::task<Status> tls_handshake(const runtime::Deadline& deadline);
+  runtime::task<Status> handshake();
   // Encrypts `bytes` in place on TLS (they become what goes on the wire).
   bool seal(std::string& bytes);
-  // Receives into `buffer`; on TLS decrypts too. `data` is what arrived in clear (maybe
-  // nothing yet on TLS); the result is recv's, or -EPROTO when TLS failed.
-  runtime::task<int> receive(std::span<char> buffer, const runtime::Deadline& deadline, std::string_view& data);
-  runtime::task<void> read_replies(std::string& error);
+  // What one receive gave: recv's result (or -EPROTO when TLS failed) and the bytes that
+  // arrived in clear (maybe none yet on TLS), in the buffer or in plain_.
+  struct Received {
+    int n;
+    std::string_view data;
+  };
+  // Receives into `buffer`; on TLS decrypts too.
+  runtime::task<Received> receive(std::span<char> buffer, const runtime::Deadline& deadline);
+  // Why a receive that gave `n` <= 0 ended the connection, for the log.
+  std::string receive_failure(int n) const;
+  // Reads until the connection ends, which it always does with a reason.
+  runtime::task<Status> read_replies();
   runtime::task<void> flush();
   runtime::task<void> close_socket();
   void complete_head(Reply reply);

@@ -8,7 +8,6 @@
 #include <sys/socket.h>
 
 #include <memory>
-#include <optional>
 #include <string>
 
 #include "redis/tls.hpp"
@@ -29,9 +28,9 @@ struct Endpoint {
   std::shared_ptr<TlsContext> tls_context;
 };
 
-// The endpoint of `url`, or nullopt with a one-line `error` (bad form, unknown host) that
-// shows the URL with its password masked.
-std::optional<Endpoint> parse_endpoint(const std::string& url, std::string& error);
+// The endpoint of `url`; env::SettingError (one line, the URL shown with its password
+// masked) for a bad form or an unknown host.
+Endpoint parse_endpoint(const std::string& url);
 
 // Appends what every connection starts with: AUTH when `e` has a password, SELECT when its
 // database is not 0. Returns how many commands (as many replies to expect).

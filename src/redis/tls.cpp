@@ -7,6 +7,8 @@
 #include <array>
 #include <new>
 
+#include "common/env.hpp"
+
 namespace storeapi::redis {
 namespace {
 
@@ -27,7 +29,7 @@ bool is_address(const std::string& host) {
 
 }  // namespace
 
-std::shared_ptr<TlsContext> TlsContext::load(const TlsFiles& files, std::string& error) {
+std::shared_ptr<TlsContext> TlsContext::load(const TlsFiles& files) {
   ERR_clear_error();
   SSL_CTX* context = SSL_CTX_new(TLS_client_method());
   if (!context) throw std::bad_alloc();
@@ -36,25 +38,18 @@ std::shared_ptr<TlsContext> TlsContext::load(const TlsFiles& files, std::string&
   SSL_CTX_set_verify(context, SSL_VERIFY_PEER, nullptr);
   const bool cas = files.ca_file.empty() ? SSL_CTX_set_default_verify_paths(context) == 1
                                          : SSL_CTX_load_verify_locations(context, files.ca_file.c_str(), nullptr) == 1;
-  if (!cas) {
-    error = "STOREAPI_REDIS_CA_FILE: cannot load " + (files.ca_file.empty() ? "the system's CAs" : files.ca_file) +
-            ": " + openssl_error();
-    return nullptr;
-  }
-  if (files.cert_file.empty() != files.key_file.empty()) {
-    error = "STOREAPI_REDIS_CERT_FILE and STOREAPI_REDIS_KEY_FILE: a client certificate needs both";
-    return nullptr;
-  }
+  if (!cas)
+    throw env::SettingError("STOREAPI_REDIS_CA_FILE: cannot load " +
+                            (files.ca_file.empty() ? "the system's CAs" : files.ca_file) + ": " + openssl_error());
+  if (files.cert_file.empty() != files.key_file.empty())
+    throw env::SettingError("STOREAPI_REDIS_CERT_FILE and STOREAPI_REDIS_KEY_FILE: a client certificate needs both");
   if (!files.cert_file.empty()) {
-    if (SSL_CTX_use_certificate_chain_file(context, files.cert_file.c_str()) != 1) {
-      error = "STOREAPI_REDIS_CERT_FILE: cannot load " + files.cert_file + ": " + openssl_error();
-      return nullptr;
-    }
+    if (SSL_CTX_use_certificate_chain_file(context, files.cert_file.c_str()) != 1)
+      throw env::SettingError("STOREAPI_REDIS_CERT_FILE: cannot load " + files.cert_file + ": " + openssl_error());
     if (SSL_CTX_use_PrivateKey_file(context, files.key_file.c_str(), SSL_FILETYPE_PEM) != 1 ||
-        SSL_CTX_check_private_key(context) != 1) {
-      error = "STOREAPI_REDIS_KEY_FILE: cannot use " + files.key_file + " with the certificate: " + openssl_error();
-      return nullptr;
-    }
+        SSL_CTX_check_private_key(context) != 1)
+      throw env::SettingError("STOREAPI_REDIS_KEY_FILE: cannot use " + files.key_file +
+                              " with the certificate: " + openssl_error());
   }
   return owner;
 }

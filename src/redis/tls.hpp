@@ -20,8 +20,9 @@ struct TlsFiles {
 // What every connection shares: trusted CAs and the client certificate. Thread-safe.
 class TlsContext {
  public:
-  // Nullptr with a one-line `error` when a file cannot be read or the key does not fit.
-  static std::shared_ptr<TlsContext> load(const TlsFiles& files, std::string& error);
+  // Throws env::SettingError (one line, naming the setting) when a file cannot be read or
+  // the key does not fit.
+  static std::shared_ptr<TlsContext> load(const TlsFiles& files);
   ~TlsContext();
   SSL_CTX* get() const noexcept { return context_; }
 
