@@ -31,7 +31,9 @@ Config Config::from_env() {
   Config c;
   c.threads = runtime::Cores::online_cpus();
   if (const char* v = get("STOREAPI_LISTEN"); v && !runtime::ListenAddress::parse(v, c.listen))
-    throw env::SettingError(std::string("STOREAPI_LISTEN: expected host:port, got '") + v + "'");
+    throw env::SettingError(
+        std::string("STOREAPI_LISTEN: expected an IP address and port (127.0.0.1:8080, [::1]:8080; not a host name), got '") +
+        v + "'");
   read_number<unsigned>("STOREAPI_THREADS", c.threads, 1, 256);
   read_number<std::size_t>("STOREAPI_MAX_CONNECTIONS", c.max_connections, 1, 1'000'000);
   read_number<unsigned>("STOREAPI_DB_CONNS_PER_THREAD", c.db_conns_per_thread, 1, 64);
@@ -42,6 +44,7 @@ Config Config::from_env() {
   read_millis("STOREAPI_REDIS_TIMEOUT_MS", c.redis_timeout);
   read_millis("STOREAPI_REPLICA_POLL_MS", c.replica_poll);
   read_on_off("STOREAPI_STAGE_TIMING", c.stage_timing);
+  read_on_off("STOREAPI_TAKEOVER", c.takeover);
   c.max_connections_set = get("STOREAPI_MAX_CONNECTIONS") != nullptr;
   if (const char* v = get("STOREAPI_ACCESS_LOG")) {
     std::string_view s(v);
@@ -61,8 +64,21 @@ Config Config::from_env() {
     c.trusted_proxy = ::inet_ntop(family, parsed, canonical, sizeof canonical);
   }
   metrics::read_listen_setting("STOREAPI_METRICS_LISTEN", c.metrics_listen);
-  if (const char* v = get("STOREAPI_DATABASE_URL")) c.database_url = v;
-  if (const char* v = get("STOREAPI_SECRET")) c.secret = v;
+  // Required, as for storeapi-admin and storeapi-dispatch: libpq's defaults (a local
+  // socket, the user's name) would start a server that answers 503 to everything.
+  if (const char* v = get("STOREAPI_DATABASE_URL")) {
+    c.database_url = v;
+  } else {
+    throw env::SettingError("STOREAPI_DATABASE_URL is not set (a libpq URL, e.g. postgresql://storeapi@127.0.0.1/storeapi)");
+  }
+  if (const char* v = get("STOREAPI_SECRET")) {
+    // It keys the cursors' HMAC: a short one can be guessed and every cursor forged (the
+    // database's own secret has at least 32 characters too).
+    if (std::string_view(v).size() < kMinSecretBytes)
+      throw env::SettingError("STOREAPI_SECRET: expected at least " + std::to_string(kMinSecretBytes) +
+                              " bytes (e.g. openssl rand -hex 32), got " + std::to_string(std::string_view(v).size()));
+    c.secret = v;
+  }
   if (const char* v = get("STOREAPI_REDIS_URL")) c.redis = redis::parse_endpoint(v);
   if (const char* v = get("STOREAPI_REPLICA_URLS")) {
     for (std::string_view rest(v); !rest.empty();) {

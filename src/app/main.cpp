@@ -106,6 +106,18 @@ void check_surroundings(const app::Config& config) {
   }
 }
 
+// The first core's listener. Every core's listener shares the port (SO_REUSEPORT), which
+// would also let a second server started by mistake on a busy port take half of its
+// connections: only a takeover asked for joins a port another process listens on.
+int bind_first_listener(const app::Config& config) {
+  if (!config.takeover && runtime::port_taken(config.listen))
+    throw std::runtime_error("STOREAPI_LISTEN " + config.listen.host + ":" + std::to_string(config.listen.port) +
+                             " is in use (another storeapi, or a second tools/run?): choose another port, or set "
+                             "STOREAPI_TAKEOVER=on to start beside the running server and replace it (README "
+                             "\"Running several nodes\")");
+  return runtime::bind_tcp(config.listen);
+}
+
 http::ServerOptions server_options_of(const app::Config& config) {
   http::ServerOptions options;
   options.routes = api::route_labels();
@@ -174,7 +186,7 @@ int serve(const app::Config& config) {
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
   std::signal(SIGPIPE, SIG_IGN);
 
-  const int first_listener = runtime::bind_tcp(config.listen);
+  const int first_listener = bind_first_listener(config);
   runtime::ListenAddress bound = config.listen;
   bound.port = runtime::local_port(first_listener);  // port 0 resolves once, for every core
 
@@ -220,9 +232,14 @@ int serve(const app::Config& config) {
     std::fprintf(stderr, "storeapi: metrics on %s:%u\n", config.metrics_listen->host.c_str(), scrape_server->port());
   }
 
+  metrics::Family<metrics::Gauge>& pinned =
+      registry.gauge("storeapi_core_pinned", "1 when the core's thread is pinned to its CPU, 0 when pinning failed.",
+                     {"core"});
   try {
     cores = std::make_unique<runtime::Cores>(config.threads, [&](runtime::Reactor& reactor) {
       metrics::bind_this_thread(reactor.index());
+      metrics::Gauge& core_pinned = pinned.with({std::to_string(reactor.index())});  // present at 0 if not
+      if (runtime::Cores::this_thread_pinned()) core_pinned.inc();
       CoreState& state = cores_state[reactor.index()];
       state.listen_fd = reactor.index() == 0 ? first_listener : runtime::bind_tcp(bound);
       state.application = std::make_unique<api::Application>(api_settings, rate_limiter, write_positions,

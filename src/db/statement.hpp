@@ -3,7 +3,8 @@
 // it connects, so requests only ever send Bind/Execute. A statement declares, beside its
 // SQL, its parameters and its result columns by name and PostgreSQL type; readers see the
 // columns through a row type (db/row.hpp), and a test holds every declaration to
-// PostgreSQL's own description of the prepared statement (db/statement_description.hpp).
+// PostgreSQL's own description of the prepared statement
+// (tests/api/statement_columns_test.cpp).
 #include <cstdint>
 #include <optional>
 #include <span>

@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstring>
 #include <memory>
+#include <string_view>
 
 namespace storeapi::dispatch {
 namespace {
@@ -37,7 +38,14 @@ Config Config::from_env() {
   } else {
     throw env::SettingError("STOREAPI_DATABASE_URL is not set");
   }
-  if (const char* v = env::get("STOREAPI_SMTP_URL")) c.smtp_url = v;
+  if (const char* v = env::get("STOREAPI_SMTP_URL")) {
+    // Checked here, not at the first mail: another scheme (http://, a bare host) would
+    // fail every e-mail, each only in a log line.
+    const std::string_view url(v);
+    if (!url.starts_with("smtp://") && !url.starts_with("smtps://"))
+      throw env::SettingError("STOREAPI_SMTP_URL: expected smtp://host:port or smtps://user:password@host:port");
+    c.smtp_url = v;
+  }
   if (const char* v = env::get("STOREAPI_SMTP_FROM")) c.smtp_from = v;
   if (const char* v = env::get("STOREAPI_WEBHOOK_CA_FILE")) {
     check_ca_file(v);

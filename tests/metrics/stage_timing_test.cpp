@@ -67,8 +67,8 @@ TEST(StageTiming, OffRegistersNothingAndCountsNothing) {
 
 // The RAII timer counts its stage exactly once: at stop() (less what it excludes), or
 // when its scope ends without one; a cancelled timer counts nothing; off, it counts
-// nothing and returns zero. Seen failing: with ~Timer() not stopping, the scope's stage
-// (send) had no count.
+// nothing and returns zero. The send scope's count is the destructor's: without its
+// stop() it would be 0.
 TEST(StageTiming, ATimerCountsItsStageOnceHoweverItsScopeEnds) {
   metrics::Registry registry(1);
   enable(true, registry);
