@@ -31,9 +31,7 @@ Config Config::from_env() {
   Config c;
   c.threads = runtime::Cores::online_cpus();
   if (const char* v = get("STOREAPI_LISTEN"); v && !runtime::ListenAddress::parse(v, c.listen))
-    throw env::SettingError(
-        std::string("STOREAPI_LISTEN: expected an IP address and port (127.0.0.1:8080, [::1]:8080; not a host name), got '") +
-        v + "'");
+    throw env::SettingError(std::string("STOREAPI_LISTEN: expected an IP address and port (127.0.0.1:8080, [::1]:8080; not a host name), got '") + v + "'");
   read_number<unsigned>("STOREAPI_THREADS", c.threads, 1, 256);
   read_number<std::size_t>("STOREAPI_MAX_CONNECTIONS", c.max_connections, 1, 1'000'000);
   read_number<unsigned>("STOREAPI_DB_CONNS_PER_THREAD", c.db_conns_per_thread, 1, 64);
@@ -66,11 +64,10 @@ Config Config::from_env() {
   metrics::read_listen_setting("STOREAPI_METRICS_LISTEN", c.metrics_listen);
   // Required, as for storeapi-admin and storeapi-dispatch: libpq's defaults (a local
   // socket, the user's name) would start a server that answers 503 to everything.
-  if (const char* v = get("STOREAPI_DATABASE_URL")) {
+  if (const char* v = get("STOREAPI_DATABASE_URL"))
     c.database_url = v;
-  } else {
+  else
     throw env::SettingError("STOREAPI_DATABASE_URL is not set (a libpq URL, e.g. postgresql://storeapi@127.0.0.1/storeapi)");
-  }
   if (const char* v = get("STOREAPI_SECRET")) {
     // It keys the cursors' HMAC: a short one can be guessed and every cursor forged (the
     // database's own secret has at least 32 characters too).

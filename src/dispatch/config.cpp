@@ -3,19 +3,21 @@
 #include "metrics/listen_setting.hpp"
 
 #include "common/env.hpp"
+#include "common/url_parts.hpp"
 
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <memory>
 #include <string_view>
+#include <utility>
 
 namespace storeapi::dispatch {
 namespace {
 
 // A CA bundle must be a readable file holding at least one PEM certificate: a wrong path
 // stops the start instead of failing every HTTPS delivery.
-void check_ca_file(const char* path) {
+void check_ca_file(const char* setting, const char* path) {
   std::unique_ptr<std::FILE, int (*)(std::FILE*)> file(std::fopen(path, "rb"), &std::fclose);
   std::string text;
   if (file) {
@@ -23,13 +25,25 @@ void check_ca_file(const char* path) {
     while (std::size_t n = std::fread(buf, 1, sizeof buf, file.get())) text.append(buf, n);
   }
   if (!file || std::ferror(file.get()))
-    throw env::SettingError(std::string("STOREAPI_WEBHOOK_CA_FILE: cannot read '") + path + "': " +
-                            std::strerror(errno));
+    throw env::SettingError(std::string(setting) + ": cannot read '" + path + "': " + std::strerror(errno));
   if (text.find("-----BEGIN CERTIFICATE-----") == std::string::npos)
-    throw env::SettingError(std::string("STOREAPI_WEBHOOK_CA_FILE: '") + path + "' holds no PEM certificate");
+    throw env::SettingError(std::string(setting) + ": '" + path + "' holds no PEM certificate");
 }
 
 }  // namespace
+
+bool Config::smtp_requires_tls() const {
+  if (!smtp_url) return false;
+  switch (smtp_tls) {
+    case SmtpTls::required: return true;
+    case SmtpTls::off: return false;
+    case SmtpTls::automatic: break;
+  }
+  // A relay on this host is reached without crossing a network.
+  auto host = url::host(*smtp_url);
+  auto address = host ? net::host_address(*host) : std::nullopt;
+  return !(address && net::is_loopback(*address));
+}
 
 Config Config::from_env() {
   Config c;
@@ -47,10 +61,21 @@ Config Config::from_env() {
     c.smtp_url = v;
   }
   if (const char* v = env::get("STOREAPI_SMTP_FROM")) c.smtp_from = v;
-  if (const char* v = env::get("STOREAPI_WEBHOOK_CA_FILE")) {
-    check_ca_file(v);
-    c.webhook_ca_file = v;
+  for (auto [setting, file] : {std::pair{"STOREAPI_WEBHOOK_CA_FILE", &c.webhook_ca_file},
+                                std::pair{"STOREAPI_SMTP_CA_FILE", &c.smtp_ca_file}}) {
+    if (const char* v = env::get(setting)) {
+      check_ca_file(setting, v);
+      *file = v;
+    }
   }
+  if (const char* v = env::get("STOREAPI_SMTP_TLS")) {
+    std::string_view mode(v);
+    if (mode == "auto") c.smtp_tls = SmtpTls::automatic;
+    else if (mode == "required") c.smtp_tls = SmtpTls::required;
+    else if (mode == "off") c.smtp_tls = SmtpTls::off;
+    else throw env::SettingError(std::string("STOREAPI_SMTP_TLS: expected auto, required or off, got '") + v + "'");
+  }
+  c.webhook_destinations = net::DestinationPolicy::from_env();
   if (const char* v = env::get("STOREAPI_WEBHOOK_RETRY_SCHEDULE")) {
     auto schedule = RetrySchedule::parse(v);
     if (!schedule)

@@ -13,9 +13,7 @@ void read_listen_setting(const char* name, std::optional<runtime::ListenAddress>
   }
   runtime::ListenAddress address;
   if (!runtime::ListenAddress::parse(v, address))
-    throw env::SettingError(std::string(name) +
-                            ": expected an IP address and port (127.0.0.1:9464, [::1]:9464; not a host name) or off, got '" +
-                            v + "'");
+    throw env::SettingError(std::string(name) + ": expected an IP address and port (127.0.0.1:9464, [::1]:9464; not a host name) or off, got '" + v + "'");
   out = address;
 }
 
