@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "api/list_sql.hpp"
+#include "api/lists/list_sql.hpp"
 #include "auth/authenticator.hpp"
 #include "db/result.hpp"
 #include "db/row.hpp"

@@ -12,7 +12,7 @@
 #include <thread>
 #include <vector>
 
-#include "api/application.hpp"
+#include "api/routing/application.hpp"
 #include "app/config.hpp"
 #include "app/open_files.hpp"
 #include "common/env.hpp"
