@@ -41,6 +41,7 @@ std::optional<Config> Config::from_env(std::string& error) {
   if (!read_number<unsigned>("STOREAPI_THREADS", c.threads, 1, 256, error) ||
       !read_number<std::size_t>("STOREAPI_MAX_CONNECTIONS", c.max_connections, 1, 1'000'000, error) ||
       !read_number<unsigned>("STOREAPI_DB_CONNS_PER_THREAD", c.db_conns_per_thread, 1, 64, error) ||
+      !read_number<std::size_t>("STOREAPI_KEY_CACHE_SIZE", c.key_cache_size, 1, 100'000'000, error) ||
       !read_millis("STOREAPI_REQUEST_TIMEOUT_MS", c.request_timeout, error) ||
       !read_millis("STOREAPI_IDLE_TIMEOUT_MS", c.idle_timeout, error) ||
       !read_millis("STOREAPI_SHUTDOWN_GRACE_MS", c.shutdown_grace, error) ||

@@ -48,6 +48,9 @@ struct Config {
   // the node out first). 0: close at once.
   std::chrono::milliseconds drain{0};
   std::string trusted_proxy;                      // STOREAPI_TRUSTED_PROXY: an IP address, or empty
+  // STOREAPI_KEY_CACHE_SIZE: API keys each core keeps in its cache; past it the least
+  // recently used is dropped (docs/SCALING.md sizes it).
+  std::size_t key_cache_size = 100'000;
 
   // Reads the environment; on a bad value returns nullopt and sets `error` to one line.
   static std::optional<Config> from_env(std::string& error);

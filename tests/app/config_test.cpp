@@ -21,7 +21,7 @@ constexpr const char* kSettings[] = {
     "STOREAPI_REQUEST_TIMEOUT_MS", "STOREAPI_IDLE_TIMEOUT_MS", "STOREAPI_SHUTDOWN_GRACE_MS",
     "STOREAPI_DATABASE_URL",     "STOREAPI_DB_CONNS_PER_THREAD", "STOREAPI_DB_TIMEOUT_MS",
     "STOREAPI_SECRET",           "STOREAPI_REDIS_URL",        "STOREAPI_REDIS_TIMEOUT_MS",
-    "STOREAPI_DRAIN_MS",         "STOREAPI_TRUSTED_PROXY",
+    "STOREAPI_DRAIN_MS",         "STOREAPI_TRUSTED_PROXY",    "STOREAPI_KEY_CACHE_SIZE",
 };
 
 class ConfigFromEnv : public ::testing::Test {
@@ -63,6 +63,7 @@ TEST_F(ConfigFromEnv, Defaults) {
   EXPECT_FALSE(c->redis);
   EXPECT_EQ(c->drain, 0ms);
   EXPECT_TRUE(c->trusted_proxy.empty());
+  EXPECT_EQ(c->key_cache_size, 100'000u);
 }
 
 TEST_F(ConfigFromEnv, ReadsEachSetting) {
@@ -77,6 +78,7 @@ TEST_F(ConfigFromEnv, ReadsEachSetting) {
   set("STOREAPI_SECRET", "s3cret");
   set("STOREAPI_DRAIN_MS", "1500");
   set("STOREAPI_TRUSTED_PROXY", "2001:DB8::1");
+  set("STOREAPI_KEY_CACHE_SIZE", "250000");
   std::string error;
   const std::optional<Config> c = Config::from_env(error);
   ASSERT_TRUE(c) << error;
@@ -92,6 +94,7 @@ TEST_F(ConfigFromEnv, ReadsEachSetting) {
   EXPECT_EQ(c->secret, "s3cret");
   EXPECT_EQ(c->drain, 1500ms);
   EXPECT_EQ(c->trusted_proxy, "2001:db8::1");  // as inet_ntop prints the peer's address
+  EXPECT_EQ(c->key_cache_size, 250'000u);
 }
 
 TEST_F(ConfigFromEnv, BadValuesStopStartUpWithOneLine) {
@@ -102,6 +105,9 @@ TEST_F(ConfigFromEnv, BadValuesStopStartUpWithOneLine) {
             "STOREAPI_TRUSTED_PROXY: expected an IPv4 or IPv6 address, got 'proxy.local'");
   for (const auto& [name, value] : {std::pair{"STOREAPI_THREADS", "0"}, std::pair{"STOREAPI_THREADS", "257"},
                                     std::pair{"STOREAPI_DB_CONNS_PER_THREAD", "65"},
+                                    std::pair{"STOREAPI_KEY_CACHE_SIZE", "0"},
+                                    std::pair{"STOREAPI_KEY_CACHE_SIZE", "100000001"},
+                                    std::pair{"STOREAPI_KEY_CACHE_SIZE", "lots"},
                                     std::pair{"STOREAPI_DRAIN_MS", "60001"},
                                     std::pair{"STOREAPI_REQUEST_TIMEOUT_MS", "soon"}}) {
     const std::string error = error_of(name, value);
