@@ -24,9 +24,14 @@ constexpr std::size_t kPageRows = 50'000;
 
 }  // namespace
 
+namespace {
+constexpr db::Column kKeyHashPageParams[] = {{"after", db::Type::text}, {"rows", db::Type::int8}};
+}  // namespace
+
 const db::Statement kKeyHashPage{
     "auth_key_hash_page",
-    "select left(key_hash, 16) from api_keys where key_hash > $1 order by key_hash limit $2", 2};
+    "select left(key_hash, 16) as prefix from api_keys where key_hash > $1 order by key_hash limit $2",
+    kKeyHashPageParams, KeyHashPage::columns};
 
 KeySetCoordinator::KeySetCoordinator(db::Pool& pool, Publish publish)
     : pool_(pool),
@@ -68,9 +73,9 @@ runtime::task<void> KeySetCoordinator::load(std::uint64_t epoch) {
     retry.reset();
     const db::Result& page = unit.result(0);
     for (int row = 0; row < page.rows(); ++row)
-      if (std::optional<KeyPrefix> prefix = parse_key_prefix(page.text(row, 0))) loaded.push_back(*prefix);
+      if (std::optional<KeyPrefix> prefix = parse_key_prefix(page.row<KeyHashPage>(row).prefix())) loaded.push_back(*prefix);
     if (static_cast<std::size_t>(page.rows()) < kPageRows) break;
-    after = std::string(page.text(page.rows() - 1, 0)) + kPastPrefix;
+    after = std::string(page.row<KeyHashPage>(page.rows() - 1).prefix()) + kPastPrefix;
   }
   loads_.inc();
   if (epoch == epoch_) complete_ = true;

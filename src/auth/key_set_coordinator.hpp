@@ -19,6 +19,7 @@
 
 #include "auth/known_keys.hpp"
 #include "db/pool.hpp"
+#include "db/row.hpp"
 #include "db/statement.hpp"
 #include "metrics/series.hpp"
 #include "runtime/task.hpp"
@@ -26,6 +27,8 @@
 namespace storeapi::auth {
 
 // One page of the load: the prefixes of the first $2 hashes after $1, in the index's order.
+#define STOREAPI_KEY_HASH_PAGE_COLUMNS(X) X(prefix, text) /* the hash's first 16 hex digits */
+STOREAPI_DB_ROW(KeyHashPage, STOREAPI_KEY_HASH_PAGE_COLUMNS);
 extern const db::Statement kKeyHashPage;
 
 class KeySetCoordinator {
