@@ -9,6 +9,7 @@
 #include "api/routing/endpoints.hpp"
 #include "auth/authenticator.hpp"
 #include "auth/invalidation.hpp"
+#include "auth/key_set_coordinator.hpp"
 #include "db/standbys.hpp"
 
 namespace storeapi::api {
@@ -18,6 +19,7 @@ std::span<const db::Statement> statements() {
     std::vector<db::Statement> list{
         auth::kKeyByHash,
         auth::kConfirmInvalidation,
+        auth::kKeyHashPage,
         kStoreRejection,
         kPurgeIdempotencyKeys,
         kFulfillOrder,

@@ -1,5 +1,6 @@
 #include "support/test_database.hpp"
 
+#include "admin/confirmations.hpp"
 #include "admin/database.hpp"
 #include "admin/keys.hpp"
 #include "admin/migrations.hpp"
@@ -80,6 +81,7 @@ TestStore TestDatabase::create_store(const std::string& plan) {
 TestKey TestDatabase::create_key(const std::string& store_id, const std::string& access,
                                  const std::string& scopes, const std::string& expires) {
   auto conn = connect();
+  admin::ServerConfirmations confirmations(*conn);
   pqxx::work work(*conn);
   admin::NewKey request;
   request.store_id = store_id;
@@ -89,6 +91,7 @@ TestKey TestDatabase::create_key(const std::string& store_id, const std::string&
   request.expires = expires;
   admin::CreatedKey key = admin::create_key(work, request);
   work.commit();
+  confirmations.wait();
   return {key.id, key.key};
 }
 

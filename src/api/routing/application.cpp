@@ -22,6 +22,12 @@ db::PoolOptions pool_options(const Settings& settings) {
   return o;
 }
 
+auth::KeyCacheOptions key_cache_options(const Settings& settings) {
+  auth::KeyCacheOptions o;
+  o.max_entries = settings.key_cache_size;
+  return o;
+}
+
 // The scripts of the core's Redis connection, by index.
 enum RedisScript : std::size_t { fleet_batch };
 
@@ -93,7 +99,9 @@ Application::Application(const Settings& settings, auth::RateLimiter& limiter, d
                     : nullptr),
       standbys_(standbys(settings)),
       read_router_(pool_, standbys_.get(), fleet_.get(), &positions),
-      authenticator_(pool_, keys_, limiter, fleet_.get()),
+      keys_(key_cache_options(settings)),
+      known_keys_(settings.invalidations_listening),
+      authenticator_(pool_, keys_, limiter, fleet_.get(), &known_keys_),
       dispatcher_wake_(pool_),
       cursor_secret_(settings.cursor_secret),
       services_{pool_, read_router_, body_parser_, dispatcher_wake_, cursor_secret_} {}
@@ -125,6 +133,10 @@ runtime::task<void> Application::apply_store_change(std::string payload) {
 }
 
 void Application::confirm_invalidation(std::string payload) { runtime::spawn(apply_store_change(std::move(payload))); }
+
+void Application::coordinate_key_set(auth::KeySetCoordinator::Publish publish) {
+  key_set_coordinator_ = std::make_unique<auth::KeySetCoordinator>(pool_, std::move(publish));
+}
 
 void Application::start_idempotency_purge() { runtime::spawn(purge_idempotency_keys(pool_)); }
 

@@ -11,6 +11,8 @@
 #include "api/settings.hpp"
 #include "auth/authenticator.hpp"
 #include "auth/key_cache.hpp"
+#include "auth/key_set_coordinator.hpp"
+#include "auth/known_keys.hpp"
 #include "auth/rate_limiter.hpp"
 #include "db/pool.hpp"
 #include "db/standbys.hpp"
@@ -45,7 +47,21 @@ class Application final : public http::Handler {
   // On one core only: the periodic purge of expired idempotency keys.
   void start_idempotency_purge();
   // A NOTIFY payload from storeapi_invalidate (or "*").
-  void invalidate(std::string_view payload) { keys_.invalidate(payload); }
+  void invalidate(std::string_view payload) {
+    keys_.invalidate(payload);
+    known_keys_.heard(payload);
+  }
+  // On one core only (the LISTEN loop's): builds the set of key hashes every core shares
+  // from the database, handing each new array to `publish` (which gives it to every
+  // core's install_key_set).
+  void coordinate_key_set(auth::KeySetCoordinator::Publish publish);
+  // On that core, after the payload went to every core's invalidate().
+  void key_set_heard(std::string_view payload) {
+    if (key_set_coordinator_) key_set_coordinator_->heard(payload);
+  }
+  void install_key_set(auth::SharedKeyPrefixes shared, bool complete) {
+    known_keys_.install(std::move(shared), complete);
+  }
   // Tells whoever made the change that every core of this server applied `payload`
   // (called on the core that applied it last), after recording the position of a store
   // changed outside the API (api/routing/read_router.hpp).
@@ -66,6 +82,8 @@ class Application final : public http::Handler {
   std::unique_ptr<db::Standbys> standbys_;              // with replicas only
   ReadRouter read_router_;
   auth::KeyCache keys_;
+  auth::KnownKeys known_keys_;
+  std::unique_ptr<auth::KeySetCoordinator> key_set_coordinator_;  // on one core only
   auth::Authenticator authenticator_;
   json::BodyParser body_parser_;
   DispatcherWake dispatcher_wake_;
