@@ -63,7 +63,8 @@ std::optional<Config> Config::from_env(std::string& error) {
       !env::read_millis("STOREAPI_SHUTDOWN_GRACE_MS", c.shutdown_grace, error) ||
       !env::read_number<unsigned>("STOREAPI_DISPATCH_BATCH", c.batch_size, 1, 10'000, error) ||
       !env::read_number<unsigned>("STOREAPI_DISPATCH_CONCURRENCY", c.concurrency, 1, 10'000, error) ||
-      !metrics::read_listen_setting("STOREAPI_DISPATCH_METRICS_LISTEN", c.metrics_listen, error))
+      !metrics::read_listen_setting("STOREAPI_DISPATCH_METRICS_LISTEN", c.metrics_listen, error) ||
+      !Retention::from_env(c.retention, error))
     return std::nullopt;
   if (c.lease <= c.webhook_timeout || c.lease <= c.smtp_timeout) {
     error = "STOREAPI_DISPATCH_LEASE_MS must exceed STOREAPI_WEBHOOK_TIMEOUT_MS and STOREAPI_SMTP_TIMEOUT_MS";

@@ -1,5 +1,6 @@
 #pragma once
 // storeapi-dispatch settings, read once from the environment (README "Dispatcher").
+#include "common/retention.hpp"
 #include "dispatch/retry_schedule.hpp"
 #include "runtime/net.hpp"
 
@@ -32,6 +33,8 @@ struct Config {
   unsigned concurrency = 64;                          // STOREAPI_DISPATCH_CONCURRENCY
   // STOREAPI_DISPATCH_METRICS_LISTEN: where its /metrics is served; nullopt ("off"): nowhere.
   std::optional<runtime::ListenAddress> metrics_listen = runtime::ListenAddress{"127.0.0.1", 9465};
+  // How long the outbox is kept and the slots it expires by (common/retention.hpp).
+  Retention retention;  // STOREAPI_RETENTION_SECONDS, STOREAPI_PARTITION_SECONDS
 
   // Reads the environment; on a bad value returns nullopt and sets `error` to one line.
   static std::optional<Config> from_env(std::string& error);
