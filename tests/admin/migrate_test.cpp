@@ -173,6 +173,113 @@ TEST(Migrate, MovesADatabaseOfTheEarlierSchemaForwardWithoutLoss) {
   EXPECT_EQ(value(old.url(), "select count(*) from pg_proc where proname = 'take_idempotency_key'"), "0");
 }
 
+// The outbox as migration 032 left it (plain tables with foreign keys), with rows of every
+// kind — old and new, delivered, pending and failed, with attempts — moves into its time
+// slots (033) without losing or changing a row: every row lands in p_older, each delivery
+// and attempt carries its event's time, and the tables take new rows in new slots after.
+// Fails without 033's copies (the partitioned tables come out empty).
+TEST(Migrate, MovesTheOutboxIntoTimeSlotsWithoutLosingARow) {
+  TestDatabase old(TestDatabase::Schema::empty);
+  {
+    auto conn = old.connect();
+    pqxx::work work(*conn);
+    work.exec("create table schema_migrations (version text primary key, name text not null,"
+              " checksum text not null, applied_at timestamptz not null default now())");
+    for (const auto& m : admin::embedded_migrations()) {
+      if (std::string_view(m.version) > "032") break;
+      work.exec(m.sql);
+      work.exec_params("insert into schema_migrations (version, name, checksum) values ($1, $2, $3)", m.version,
+                       m.name, crypto::sha256_hex(m.sql));
+    }
+    work.commit();
+  }
+  TestStore store = old.create_store();
+  {
+    auto conn = old.connect();
+    pqxx::work work(*conn);
+    work.exec_params(
+        "insert into webhook_endpoints (store_id, url, secret) values ($1, 'https://a.example/h', 'whsec_YQ==')",
+        store.id);
+    // 60 events over the last 40 days, every third one not fanned out yet.
+    work.exec_params(
+        "insert into events (store_id, type, payload, created_at, fanned_out_at, trace_id)"
+        " select $1, 'product.updated', json_build_object('n', i), now() - i * interval '16 hours',"
+        "        case when i % 3 <> 0 then now() - i * interval '16 hours' + interval '1 second' end,"
+        "        case when i % 2 = 0 then lpad(to_hex(i), 32, '0') end"
+        "   from generate_series(1, 60) i",
+        store.id);
+    work.exec(
+        "insert into webhook_deliveries (store_id, event_id, endpoint_id, status, attempts, next_attempt_at,"
+        " last_status, last_response, created_at, updated_at)"
+        " select e.store_id, e.id, w.id, (array['pending', 'succeeded', 'failed'])[1 + (row_number() over () % 3)],"
+        "        2, e.created_at + interval '5 minutes', 500, 'boom', e.fanned_out_at, e.fanned_out_at"
+        "   from events e join webhook_endpoints w on w.store_id = e.store_id where e.fanned_out_at is not null");
+    work.exec(
+        "insert into webhook_delivery_attempts (store_id, delivery_id, attempt, attempted_at, response_status,"
+        " latency_ms, response_excerpt, error)"
+        " select d.store_id, d.id, a, d.created_at + a * interval '1 second', case when a = 1 then 500 end, 7 * a,"
+        "        case when a = 1 then 'boom' end, case when a = 2 then 'timed out' end"
+        "   from webhook_deliveries d, generate_series(1, 2) a");
+    work.exec_params(
+        "insert into notifications (store_id, kind, template, recipient, locale, data, status, attempts, sent_at,"
+        " last_error, created_at, updated_at, trace_id)"
+        " select $1, 'customer', 'order_fulfillment_updated', 'c' || i || '@example.com', 'en',"
+        "        jsonb_build_object('order_number', i), case when i % 2 = 0 then 'sent' else 'pending' end, i % 4,"
+        "        case when i % 2 = 0 then now() - i * interval '1 day' end, case when i % 2 = 1 then 'later' end,"
+        "        now() - i * interval '1 day', now() - i * interval '1 day', null"
+        "   from generate_series(1, 35) i",
+        store.id);
+    work.commit();
+  }
+  // Every row of the four tables in the columns they had, and how many.
+  const std::vector<std::pair<std::string, std::string>> tables = {
+      {"events", "store_id, id, type, payload::text, created_at, fanned_out_at, trace_id"},
+      {"webhook_deliveries",
+       "store_id, id, event_id, endpoint_id, status, attempts, schedule_start, next_attempt_at, last_attempt_at,"
+       " last_status, last_latency_ms, last_response, created_at, updated_at"},
+      {"webhook_delivery_attempts",
+       "store_id, delivery_id, attempt, attempted_at, response_status, latency_ms, response_excerpt, error"},
+      {"notifications",
+       "store_id, id, kind, template, recipient, locale, data, status, attempts, next_attempt_at, last_error,"
+       " sent_at, created_at, updated_at, trace_id"}};
+  const auto rows = [&] {
+    std::string digest;
+    for (const auto& [table, columns] : tables)
+      digest += value(old.url(), "select '" + table + ":' || count(*) || ':' || md5(string_agg(r, '|' order by r))"
+                                 " from (select row(" + columns + ")::text as r from " + table + ") t") + "\n";
+    return digest;
+  };
+  const std::string before = rows();
+  EXPECT_NE(before.find("events:60:"), std::string::npos) << before;
+  EXPECT_NE(before.find("webhook_delivery_attempts:80:"), std::string::npos) << before;
+
+  CliResult r = run_admin({"migrate"}, old.url());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(rows(), before);
+  for (const auto& [table, columns] : tables) {
+    EXPECT_EQ(value(old.url(), "select count(*) from " + table + "_p_older"),
+              value(old.url(), "select count(*) from " + table)) << table;
+    EXPECT_EQ(value(old.url(), "select relkind from pg_class where relname = '" + table + "'"), "p") << table;
+  }
+  EXPECT_EQ(value(old.url(), "select count(*) from webhook_deliveries d join events e on e.store_id = d.store_id"
+                             " and e.id = d.event_id and e.created_at = d.event_created_at"),
+            "40");
+  EXPECT_EQ(value(old.url(), "select count(*) from webhook_delivery_attempts a join webhook_deliveries d"
+                             " on d.store_id = a.store_id and d.id = a.delivery_id"
+                             " and d.event_created_at = a.event_created_at"),
+            "80");
+  // New rows go to the slots after p_older.
+  std::string fresh;
+  {
+    auto conn = old.connect();
+    pqxx::work work(*conn);
+    fresh = work.exec_params1("select api.emit_event($1, 'product.updated', '{}')", store.id)[0].c_str();
+    work.commit();
+  }
+  EXPECT_NE(value(old.url(), "select tableoid::regclass::text from events where id = '" + fresh + "'"),
+            "events_p_older");
+}
+
 // The global tables (stores itself, schema_migrations, schema_functions, the fleet's
 // cursor_secret, the outbox's time slots and retention) belong to no store.
 TEST(Migrate, KeysEveryIndexByStoreExceptTheCrossStoreLookups) {
