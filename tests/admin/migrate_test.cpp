@@ -4,6 +4,7 @@
 #include "admin_fixture.hpp"
 #include "common/crypto.hpp"
 
+#include <cstdlib>
 #include <sstream>
 
 namespace storeapi::testing {
@@ -278,6 +279,18 @@ TEST(Migrate, MovesTheOutboxIntoTimeSlotsWithoutLosingARow) {
   }
   EXPECT_NE(value(old.url(), "select tableoid::regclass::text from events where id = '" + fresh + "'"),
             "events_p_older");
+}
+
+// `migrate` reads the retention settings like the dispatcher: a bad one is a usage error
+// (exit 2) before anything is applied. Fails without the check in cmd_migrate.
+TEST(Migrate, RefusesABadPartitionWidth) {
+  TestDatabase empty(TestDatabase::Schema::empty);
+  setenv("STOREAPI_PARTITION_SECONDS", "one day", 1);
+  CliResult r = run_admin({"migrate"}, empty.url());
+  unsetenv("STOREAPI_PARTITION_SECONDS");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("STOREAPI_PARTITION_SECONDS"), std::string::npos) << r.err;
+  EXPECT_EQ(value(empty.url(), "select count(*) from pg_tables where tablename = 'schema_migrations'"), "0");
 }
 
 // The global tables (stores itself, schema_migrations, schema_functions, the fleet's

@@ -70,5 +70,39 @@ TEST_F(CaFile, AMissingUnreadableOrEmptyFileStopsTheStart) {
   EXPECT_EQ(error_.find('\n'), std::string::npos);
 }
 
+// The retention settings: defaults, whole seconds in range, a slot no wider than the
+// retention. Fails without Retention::from_env in Config::from_env (bad values accepted).
+TEST(RetentionSettings, DefaultsAndValidation) {
+  setenv("STOREAPI_DATABASE_URL", "postgresql:///storeapi", 1);
+  std::string error;
+  auto config = Config::from_env(error);
+  ASSERT_TRUE(config) << error;
+  EXPECT_EQ(config->retention.keep, std::chrono::seconds(30 * 86400));
+  EXPECT_EQ(config->retention.partition, std::chrono::seconds(86400));
+  EXPECT_EQ(config->retention.ahead(), std::chrono::seconds(7 * 86400));
+
+  setenv("STOREAPI_RETENTION_SECONDS", "3600", 1);
+  setenv("STOREAPI_PARTITION_SECONDS", "600", 1);
+  config = Config::from_env(error);
+  ASSERT_TRUE(config) << error;
+  EXPECT_EQ(config->retention.keep, std::chrono::seconds(3600));
+  EXPECT_EQ(config->retention.partition, std::chrono::seconds(600));
+
+  for (const char* bad : {"0", "-5", "30d", "1.5", "999999999999"}) {
+    setenv("STOREAPI_RETENTION_SECONDS", bad, 1);
+    error.clear();
+    EXPECT_FALSE(Config::from_env(error)) << bad;
+    EXPECT_NE(error.find("STOREAPI_RETENTION_SECONDS"), std::string::npos) << error;
+  }
+  setenv("STOREAPI_RETENTION_SECONDS", "3600", 1);
+  setenv("STOREAPI_PARTITION_SECONDS", "7200", 1);
+  error.clear();
+  EXPECT_FALSE(Config::from_env(error));
+  EXPECT_NE(error.find("must not exceed"), std::string::npos) << error;
+  unsetenv("STOREAPI_RETENTION_SECONDS");
+  unsetenv("STOREAPI_PARTITION_SECONDS");
+  unsetenv("STOREAPI_DATABASE_URL");
+}
+
 }  // namespace
 }  // namespace storeapi::dispatch
