@@ -40,70 +40,23 @@ create table outbox_retention (
   recorded_at timestamptz not null default now()
 );
 
-create table events_partitioned (
-  store_id uuid not null,
-  id uuid not null default gen_random_uuid(),
-  type text not null check (type ~ '^[a-z_]+\.[a-z_]+$'),
-  payload json not null,
-  created_at timestamptz(3) not null default api.now_ms(),
-  fanned_out_at timestamptz(3),
-  trace_id text
-) partition by range (created_at);
--- As sql/013_write_path_constraints.sql set it; toast_tuple_target is set per partition
--- (a partitioned table takes no storage parameters).
-alter table events_partitioned alter column payload set storage main;
+-- The same columns, defaults and checks (LIKE copies no foreign keys), and the partition
+-- key where a table lacked it.
+create table events_partitioned (like events including defaults including constraints including storage)
+  partition by range (created_at);
 
 create table webhook_deliveries_partitioned (
-  store_id uuid not null,
-  id uuid not null default gen_random_uuid(),
-  event_id uuid not null,
-  event_created_at timestamptz(3) not null,
-  endpoint_id uuid not null,
-  status text not null default 'pending' check (status in ('pending', 'succeeded', 'failed')),
-  attempts integer not null default 0 check (attempts >= 0),
-  schedule_start integer not null default 0,
-  next_attempt_at timestamptz(3) not null default api.now_ms(),
-  last_attempt_at timestamptz(3),
-  last_status integer,
-  last_latency_ms integer check (last_latency_ms >= 0),
-  last_response text check (char_length(last_response) <= 1000),
-  created_at timestamptz(3) not null default api.now_ms(),
-  updated_at timestamptz(3) not null default api.now_ms(),
-  check (updated_at >= created_at),
-  check (schedule_start between 0 and attempts)
+  like webhook_deliveries including defaults including constraints,
+  event_created_at timestamptz(3) not null
 ) partition by range (event_created_at);
 
 create table webhook_delivery_attempts_partitioned (
-  store_id uuid not null,
-  delivery_id uuid not null,
-  event_created_at timestamptz(3) not null,
-  attempt integer not null check (attempt > 0),
-  attempted_at timestamptz(3) not null default api.now_ms(),
-  response_status integer,
-  latency_ms integer check (latency_ms >= 0),
-  response_excerpt text check (char_length(response_excerpt) <= 1000),
-  error text
+  like webhook_delivery_attempts including defaults including constraints,
+  event_created_at timestamptz(3) not null
 ) partition by range (event_created_at);
 
-create table notifications_partitioned (
-  store_id uuid not null,
-  id uuid not null default gen_random_uuid(),
-  kind text not null check (kind in ('customer', 'owner')),
-  template text not null check (template ~ '^[a-z_]+$'),
-  recipient text not null check (recipient like '%_@_%'),
-  locale text not null,
-  data jsonb not null default '{}' check (jsonb_typeof(data) = 'object'),
-  status text not null default 'pending' check (status in ('pending', 'sent', 'failed')),
-  attempts integer not null default 0 check (attempts >= 0),
-  next_attempt_at timestamptz(3) not null default api.now_ms(),
-  last_error text,
-  sent_at timestamptz(3),
-  created_at timestamptz(3) not null default api.now_ms(),
-  updated_at timestamptz(3) not null default api.now_ms(),
-  trace_id text,
-  check (updated_at >= created_at),
-  check ((status = 'sent') = (sent_at is not null))
-) partition by range (created_at);
+create table notifications_partitioned (like notifications including defaults including constraints)
+  partition by range (created_at);
 
 do $$
 declare

@@ -16,6 +16,19 @@ std::string value(const std::string& url, const std::string& sql) {
   return work.exec1(sql)[0].c_str();
 }
 
+// A database as an earlier release left it: the numbered migrations up to `last`, recorded
+// as `migrate` records them, and none of today's repeatable files.
+void apply_migrations_through(pqxx::work& work, std::string_view last) {
+  work.exec("create table schema_migrations (version text primary key, name text not null,"
+            " checksum text not null, applied_at timestamptz not null default now())");
+  for (const auto& m : admin::embedded_migrations()) {
+    if (std::string_view(m.version) > last) break;
+    work.exec(m.sql);
+    work.exec_params("insert into schema_migrations (version, name, checksum) values ($1, $2, $3)", m.version,
+                     m.name, crypto::sha256_hex(m.sql));
+  }
+}
+
 TEST(Migrate, AppliesEveryMigrationToAnEmptyDatabaseThenNothing) {
   TestDatabase empty(TestDatabase::Schema::empty);
   simdjson::dom::parser parser;
@@ -105,14 +118,7 @@ TEST(Migrate, MovesADatabaseOfTheEarlierSchemaForwardWithoutLoss) {
   {
     auto conn = old.connect();
     pqxx::work work(*conn);
-    work.exec("create table schema_migrations (version text primary key, name text not null,"
-              " checksum text not null, applied_at timestamptz not null default now())");
-    for (const auto& m : admin::embedded_migrations()) {
-      if (std::string_view(m.version) > "008") break;
-      work.exec(m.sql);
-      work.exec_params("insert into schema_migrations (version, name, checksum) values ($1, $2, $3)", m.version,
-                       m.name, crypto::sha256_hex(m.sql));
-    }
+    apply_migrations_through(work, "008");
     // Today's seed ends by rendering the stored documents, which that schema has not: a
     // stand-in that does nothing lets it write the data (migrate replaces it).
     work.exec("create function api.render_documents(uuid) returns void language sql as ''");
@@ -184,14 +190,7 @@ TEST(Migrate, MovesTheOutboxIntoTimeSlotsWithoutLosingARow) {
   {
     auto conn = old.connect();
     pqxx::work work(*conn);
-    work.exec("create table schema_migrations (version text primary key, name text not null,"
-              " checksum text not null, applied_at timestamptz not null default now())");
-    for (const auto& m : admin::embedded_migrations()) {
-      if (std::string_view(m.version) > "032") break;
-      work.exec(m.sql);
-      work.exec_params("insert into schema_migrations (version, name, checksum) values ($1, $2, $3)", m.version,
-                       m.name, crypto::sha256_hex(m.sql));
-    }
+    apply_migrations_through(work, "032");
     work.commit();
   }
   TestStore store = old.create_store();
