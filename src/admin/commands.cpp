@@ -14,7 +14,9 @@
 #include "admin/stores.hpp"
 #include "admin/validate.hpp"
 #include "admin/webhook_deliveries.hpp"
+#include "admin/webhook_destination.hpp"
 #include "admin/webhooks.hpp"
+#include "common/env.hpp"
 
 #include <optional>
 #include <vector>
@@ -44,7 +46,11 @@ void in_transaction(pqxx::connection& conn, Body body) {
 
 void cmd_migrate(JsonWriter& json, pqxx::connection& conn, const Flags&) {
   Retention retention;
-  if (std::string error; !Retention::from_env(retention, error)) throw UsageError(error);
+  try {
+    retention = Retention::from_env();
+  } catch (const env::SettingError& e) {
+    throw UsageError(e.what());
+  }
   MigrationReport report = migrate(conn, retention);
   json.begin_object().field("object", "migrations").key("applied").begin_array();
   for (const auto& name : report.applied) json.value(name);
@@ -114,7 +120,7 @@ void cmd_stock_history(JsonWriter& json, pqxx::connection& conn, const Flags& f)
 
 void cmd_webhook_add(JsonWriter& json, pqxx::connection& conn, const Flags& f) {
   in_transaction(conn, [&](pqxx::work& w) {
-    NewWebhook hook = add_webhook(w, f.get("store"), f.get("url"), f.find("events"));
+    NewWebhook hook = add_webhook(w, f.get("store"), f.get("url"), f.find("events"), webhook_destinations());
     write_webhook(json, w, hook.id, hook.secret);
   });
 }
@@ -231,6 +237,7 @@ int run(std::span<const std::string> args, std::ostream& out, std::ostream& err)
     FlagSpec spec = command->flags;
     spec.optional.push_back("database-url");
     Flags flags(args.subspan(words), spec);
+    webhook_destinations();  // a malformed setting stops every command, as it stops the dispatcher
     auto conn = connect(database_url(flags.find("database-url")));
     std::optional<ServerConfirmations> confirmations;
     if (command->waits_for_servers) confirmations.emplace(*conn);

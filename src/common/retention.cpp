@@ -11,22 +11,20 @@ constexpr std::int64_t kTenYears = 10LL * 366 * 86'400;
 
 }  // namespace
 
-bool Retention::from_env(Retention& out, std::string& error) {
+Retention Retention::from_env() {
+  Retention out;
   std::int64_t keep = out.keep.count();
   std::int64_t partition = out.partition.count();
-  if (!env::read_number<std::int64_t>("STOREAPI_RETENTION_SECONDS", keep, 1, kTenYears, error) ||
-      !env::read_number<std::int64_t>("STOREAPI_PARTITION_SECONDS", partition, 1, kTenYears, error))
-    return false;
+  env::read_number<std::int64_t>("STOREAPI_RETENTION_SECONDS", keep, 1, kTenYears);
+  env::read_number<std::int64_t>("STOREAPI_PARTITION_SECONDS", partition, 1, kTenYears);
   // A partition is dropped whole once its newest rows are past the retention: wider than
   // the retention, it would keep rows for more than twice as long as asked.
-  if (partition > keep) {
-    error = "STOREAPI_PARTITION_SECONDS (" + std::to_string(partition) + ") must not exceed STOREAPI_RETENTION_SECONDS (" +
-            std::to_string(keep) + ")";
-    return false;
-  }
+  if (partition > keep)
+    throw env::SettingError("STOREAPI_PARTITION_SECONDS (" + std::to_string(partition) +
+                            ") must not exceed STOREAPI_RETENTION_SECONDS (" + std::to_string(keep) + ")");
   out.keep = std::chrono::seconds(keep);
   out.partition = std::chrono::seconds(partition);
-  return true;
+  return out;
 }
 
 }  // namespace storeapi

@@ -4,7 +4,6 @@
 // (docs/DECISIONS.md, "Retention"). Read by storeapi-dispatch, which expires the
 // partitions, and by `storeapi-admin migrate`, which creates the first ones.
 #include <chrono>
-#include <string>
 
 namespace storeapi {
 
@@ -17,8 +16,8 @@ struct Retention {
 
   std::chrono::seconds ahead() const { return partition * kPartitionsAhead; }
 
-  // Reads both settings; on a bad value returns false with one line in `error`.
-  static bool from_env(Retention& out, std::string& error);
+  // Reads both settings (the defaults where unset); a bad value throws env::SettingError.
+  static Retention from_env();
 };
 
 }  // namespace storeapi
