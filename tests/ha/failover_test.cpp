@@ -14,10 +14,12 @@
 //     invisible, on the primary — a client that went away and a node shut down meanwhile
 //     cancel nothing either; when the standby returns every one of them commits once, a
 //     retry with the same Idempotency-Key replays it, and new writes succeed.
-// Seen failing: with the pool answering 25006 as a statement error the failover run shows
-// 500s; with a PQcancel on an overdue unit (what "cancel on deadline" would do) the
-// standby test sees writes committed on the primary alone, acknowledged by nobody but
-// visible to every reader.
+//   - The primary is fenced read-only (default_transaction_read_only, as an operator or a
+//     failover manager fences one) under the nodes' open connections: writes are 503,
+//     never 500, until the standby is promoted, then they succeed on it.
+// Seen failing: without the pool's handling of SQLSTATE 25006 the fenced primary's
+// refusals are 500s; with a cancel request sent for an overdue unit (what "cancel on
+// the deadline" would do) the standby test sees writes committed on the primary alone.
 #include <gtest/gtest.h>
 #include <pqxx/pqxx>
 
@@ -223,6 +225,40 @@ TEST(Failover, WritesWaitForAStoppedSynchronousStandbyAndAreNeverCancelled) {
   HttpResponse fresh = write_stock(env.port(), key, paths[0], "standby-back");
   EXPECT_EQ(fresh.status, 200) << fresh.body;
   EXPECT_EQ(movements("standby-back"), 1);
+}
+
+TEST(Failover, ConnectionsToAPrimaryFencedReadOnlyAreReplaced) {
+  ThrowawayCluster primary;
+  ThrowawayCluster standby{ThrowawayCluster::StandbyOf{primary}};
+  SeededServer env(multi_host_url(primary, standby));
+  const VariantRef variant = env.live_variant(0);
+  env.exec("update variants set stock = 1000 where id = $1", variant.variant);
+  auto write = [&](const std::string& note) {
+    return write_stock(env.port(), env.key().key, variant.path() + "/stock", note);
+  };
+  ASSERT_EQ(write("fence-before").status, 200);
+  {
+    pqxx::connection conn(primary.url());
+    pqxx::nontransaction work(conn);
+    work.exec0("alter system set default_transaction_read_only = on");
+    work.exec1("select pg_reload_conf()");
+  }
+  // The server's open sessions now refuse writes; no server accepts them until the
+  // promotion (libpq's read-write check skips both).
+  std::vector<std::string> refused;
+  for (int i = 0; i < 4; ++i) {
+    refused.push_back("fenced-" + std::to_string(i));
+    HttpResponse r = write(refused.back());
+    EXPECT_EQ(r.status, 503) << r.body;
+    EXPECT_TRUE(r.header("Retry-After").has_value());
+  }
+  standby.promote();
+  EXPECT_TRUE(eventually([&] { return write("fence-after").status == 200; }));
+  env.reconnect_sql();  // on the new primary
+  for (const std::string& note : refused)
+    EXPECT_EQ(env.count("select count(*) from stock_movements where note = $1", note), 0) << note;
+  EXPECT_EQ(env.count("select count(*) from stock_movements where note = 'fence-after'"), 1);
+  EXPECT_EQ(env.server_stderr().find("statement failed"), std::string::npos) << env.server_stderr();
 }
 
 }  // namespace

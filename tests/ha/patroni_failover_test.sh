@@ -11,9 +11,10 @@
 # key revoked afterwards is refused by both nodes; storeapi-dispatch, on the multi-host URL
 # too, delivers every event (before, during and after the failover) to a webhook. Printed: the recovery time (the kill to
 # the first acknowledged write, on each node) with the timings used (bench/RESULTS.md).
-# Seen failing: with synchronous_mode off in the configuration, Patroni promotes a standby
-# that may lack acknowledged writes, and with primary_start_timeout left at its default
-# Patroni restarts the crashed primary in place instead of failing over (no promotion).
+# The shipped file must keep synchronous_mode: true and primary_start_timeout: 0 (checked
+# below): without the first a promoted standby may lack acknowledged writes, without the
+# second Patroni restarts the crashed primary in place for up to 300 s (no promotion, and
+# this test fails with "Patroni promoted nobody").
 #   tests/ha/patroni_failover_test.sh BUILD_DIR
 set -euo pipefail
 build=$1
