@@ -122,6 +122,14 @@ declare
   v_status text;
   v_round_started_at timestamptz;
 begin
+  -- The delivery may be gone: fan-outs commit asynchronously (dispatch/outbox.cpp), so a
+  -- failover can lose one together with its event's fanned_out_at, after the dispatcher
+  -- claimed and sent it. The event is fanned out again and delivered anew; this outcome
+  -- has nothing left to record (an insert would fail its foreign key, and the whole batch
+  -- of outcomes with it, for ever).
+  if not exists (select from webhook_deliveries where store_id = p_store and id = p_delivery) then
+    return null;
+  end if;
   insert into webhook_delivery_attempts
     (store_id, delivery_id, attempt, attempted_at, response_status, latency_ms, response_excerpt, error)
   values (p_store, p_delivery, p_attempt, p_attempted_at, p_status, p_latency_ms, p_response, p_error)
