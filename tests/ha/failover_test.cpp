@@ -228,8 +228,10 @@ TEST(Failover, WritesWaitForAStoppedSynchronousStandbyAndAreNeverCancelled) {
 }
 
 TEST(Failover, ConnectionsToAPrimaryFencedReadOnlyAreReplaced) {
-  ThrowawayCluster primary;
-  ThrowawayCluster standby{ThrowawayCluster::StandbyOf{primary}};
+  // Synchronous, so that the standby has every write the test made before the promotion.
+  SynchronousPair pair;
+  ThrowawayCluster& primary = pair.primary;
+  ThrowawayCluster& standby = pair.standby;
   SeededServer env(multi_host_url(primary, standby));
   const VariantRef variant = env.live_variant(0);
   env.exec("update variants set stock = 1000 where id = $1", variant.variant);
@@ -242,6 +244,9 @@ TEST(Failover, ConnectionsToAPrimaryFencedReadOnlyAreReplaced) {
     pqxx::nontransaction work(conn);
     work.exec0("alter system set default_transaction_read_only = on");
     work.exec1("select pg_reload_conf()");
+    // The reload reaches every session by a signal from the postmaster, which signals
+    // them all at once: once this older session has it, the server's have it too.
+    ASSERT_TRUE(eventually([&] { return work.exec1("show default_transaction_read_only")[0].as<std::string>() == "on"; }));
   }
   // The server's open sessions now refuse writes; no server accepts them until the
   // promotion (libpq's read-write check skips both).
@@ -253,7 +258,9 @@ TEST(Failover, ConnectionsToAPrimaryFencedReadOnlyAreReplaced) {
     EXPECT_TRUE(r.header("Retry-After").has_value());
   }
   standby.promote();
-  EXPECT_TRUE(eventually([&] { return write("fence-after").status == 200; }));
+  HttpResponse after;
+  EXPECT_TRUE(eventually([&] { return (after = write("fence-after")).status == 200; }))
+      << after.status << " " << after.body << "\n" << env.server_stderr();
   env.reconnect_sql();  // on the new primary
   for (const std::string& note : refused)
     EXPECT_EQ(env.count("select count(*) from stock_movements where note = $1", note), 0) << note;
