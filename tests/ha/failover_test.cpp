@@ -41,7 +41,7 @@ namespace {
 using namespace std::chrono_literals;
 using Clock = std::chrono::steady_clock;
 
-const std::string kSecret = "seeded-server-test-secret";  // SeededServer's: cursors work on both nodes
+const std::string kSecret = "seeded-server-test-secret-of-32-bytes";  // SeededServer's: cursors work on both nodes
 
 std::string value_on(const std::string& url, const std::string& sql) {
   pqxx::connection conn(url);

@@ -132,7 +132,7 @@ declare -A node_port
 start_node() {  # NAME DATABASE_URL
   node_port[$1]=$(free_port)
   STOREAPI_DATABASE_URL=$2 STOREAPI_LISTEN=127.0.0.1:${node_port[$1]} STOREAPI_METRICS_LISTEN=off \
-    STOREAPI_THREADS=2 STOREAPI_ACCESS_LOG=off STOREAPI_SECRET=patroni-test "$build/storeapi" >"$work/node-$1.log" 2>&1 &
+    STOREAPI_THREADS=2 STOREAPI_ACCESS_LOG=off "$build/storeapi" >"$work/node-$1.log" 2>&1 &
   node_pids+=($!)
   wait_for curl -sf "http://127.0.0.1:${node_port[$1]}/readyz" || fail "node $1 did not become ready"
 }
