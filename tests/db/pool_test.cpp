@@ -354,9 +354,10 @@ TEST(DbPool, AReadOnlySessionIsReplacedAndItsWriteRunsOnAFreshOne) {
              "$$begin raise exception 'read-only' using errcode = '25006'; end$$");
   const std::string write_sql = "select nextval('" + schema + ".s')";
   const std::string refuse_sql = "select " + schema + ".refuse()";
-  const db::Statement write{"write", write_sql.c_str(), 0};
-  const db::Statement refuse{"refuse", refuse_sql.c_str(), 0};
-  const db::Statement read_only{"read_only", "select set_config('default_transaction_read_only', 'on', false)", 0};
+  const db::Statement write{"write", write_sql.c_str(), storeapi::testing::untyped_params(0), {}};
+  const db::Statement refuse{"refuse", refuse_sql.c_str(), storeapi::testing::untyped_params(0), {}};
+  const db::Statement read_only{"read_only", "select set_config('default_transaction_read_only', 'on', false)",
+                                storeapi::testing::untyped_params(0), {}};
   std::vector<db::Statement> statements{write, refuse, read_only};
   // The pool outlives the reactor loop: its drivers may still be suspended in it.
   db::Pool pool(options(1), statements);

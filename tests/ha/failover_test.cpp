@@ -14,10 +14,13 @@
 //     invisible, on the primary — a client that went away and a node shut down meanwhile
 //     cancel nothing either; when the standby returns every one of them commits once, a
 //     retry with the same Idempotency-Key replays it, and new writes succeed.
+//   - A node reading from the standby (STOREAPI_REPLICA_URLS) stops using it as a standby
+//     once it was promoted: its reads are counted on the primary again.
 //   - The primary is fenced read-only (default_transaction_read_only, as an operator or a
 //     failover manager fences one) under the nodes' open connections: writes are 503,
 //     never 500, until the standby is promoted, then they succeed on it.
-// Seen failing: without the pool's handling of SQLSTATE 25006 the fenced primary's
+// Seen failing: without the poll's pg_is_in_recovery() check a promoted standby keeps
+// serving as a standby; without the pool's handling of SQLSTATE 25006 the fenced primary's
 // refusals are 500s; with a cancel request sent for an overdue unit (what "cancel on
 // the deadline" would do) the standby test sees writes committed on the primary alone.
 #include <gtest/gtest.h>
@@ -31,6 +34,7 @@
 #include "admin/admin_cli.hpp"
 #include "api/seeded_server.hpp"
 #include "api/stock_writers.hpp"
+#include "support/metrics_scrape.hpp"
 #include "support/poll.hpp"
 #include "support/readiness.hpp"
 #include "support/throwaway_cluster.hpp"
@@ -225,6 +229,36 @@ TEST(Failover, WritesWaitForAStoppedSynchronousStandbyAndAreNeverCancelled) {
   HttpResponse fresh = write_stock(env.port(), key, paths[0], "standby-back");
   EXPECT_EQ(fresh.status, 200) << fresh.body;
   EXPECT_EQ(movements("standby-back"), 1);
+}
+
+TEST(Failover, APromotedStandbyIsNoLongerReadAsAStandby) {
+  SynchronousPair pair;
+  SeededServer env(multi_host_url(pair.primary, pair.standby));
+  // The standby has the seeded store once it has replayed what the primary wrote.
+  const std::string written = env.value("select pg_current_wal_insert_lsn()::text");
+  ASSERT_TRUE(eventually([&] {
+    return value_on(pair.standby.url(), "select pg_last_wal_replay_lsn() >= '" + written + "'::pg_lsn") == "t";
+  }));
+  auto reader = start_api_server(
+      env.database().url(), kSecret,
+      {{"STOREAPI_REPLICA_URLS", with_database(pair.standby.url(), env.database().name())}});
+  const std::string product = "/v1/products/" + env.live_variant(0).product;
+  auto standby_reads = [&] {
+    return metric_value(scrape_metrics(reader->metrics_port()), R"(storeapi_db_reads_total{target="standby"})");
+  };
+  // 20 reads in a row answered 200, and whether any of them ran on the standby.
+  auto reads_reach_standby = [&] {
+    const double before = standby_reads();
+    for (int i = 0; i < 20; ++i)
+      if (HttpClient(reader->port()).get(product, {{"Authorization", "Bearer " + env.key().key}}).status != 200)
+        return std::optional<bool>();
+    return std::optional<bool>(standby_reads() > before);
+  };
+  ASSERT_TRUE(eventually([&] { return reads_reach_standby() == std::optional<bool>(true); }));
+
+  pair.primary.kill();
+  pair.standby.promote();
+  EXPECT_TRUE(eventually([&] { return reads_reach_standby() == std::optional<bool>(false); }));
 }
 
 TEST(Failover, ConnectionsToAPrimaryFencedReadOnlyAreReplaced) {
