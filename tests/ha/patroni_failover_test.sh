@@ -139,7 +139,9 @@ start_node() {  # NAME DATABASE_URL
 start_node a "$url"
 start_node b "postgresql://postgres:$superuser_password@127.0.0.1:$haproxy_port/storeapi"
 
-# A webhook endpoint that accepts everything, and the dispatcher delivering to it.
+# A webhook endpoint that accepts everything, and the dispatcher delivering to it (on
+# loopback, which the admin tool and the dispatcher refuse unless allowed).
+export STOREAPI_WEBHOOK_ALLOW_NETWORKS=127.0.0.1
 receiver_port=$(free_port)
 python3 -c 'import http.server, sys
 class Hook(http.server.BaseHTTPRequestHandler):
