@@ -30,7 +30,7 @@ struct Command {
   Handler handler;
   // Changes what a key may do, or a store's data outside the API (seed): returns only
   // once the running servers applied it (for a seed: each store's reads leave the
-  // standbys until they have replayed it, api/read_router.hpp).
+  // standbys until they have replayed it, api/routing/read_router.hpp).
   bool waits_for_servers = false;
 };
 

@@ -12,7 +12,7 @@
 #include <thread>
 #include <vector>
 
-#include "api/application.hpp"
+#include "api/routing/application.hpp"
 #include "app/config.hpp"
 #include "app/open_files.hpp"
 #include "common/env.hpp"
@@ -106,6 +106,18 @@ void check_surroundings(const app::Config& config) {
   }
 }
 
+// The first core's listener. Every core's listener shares the port (SO_REUSEPORT), which
+// would also let a second server started by mistake on a busy port take half of its
+// connections: only a takeover asked for joins a port another process listens on.
+int bind_first_listener(const app::Config& config) {
+  if (!config.takeover && runtime::port_taken(config.listen))
+    throw std::runtime_error("STOREAPI_LISTEN " + config.listen.host + ":" + std::to_string(config.listen.port) +
+                             " is in use (another storeapi, or a second tools/run?): choose another port, or set "
+                             "STOREAPI_TAKEOVER=on to start beside the running server and replace it (README "
+                             "\"Running several nodes\")");
+  return runtime::bind_tcp(config.listen);
+}
+
 http::ServerOptions server_options_of(const app::Config& config) {
   http::ServerOptions options;
   options.routes = api::route_labels();
@@ -174,15 +186,7 @@ int serve(const app::Config& config) {
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
   std::signal(SIGPIPE, SIG_IGN);
 
-  // Every core's listener shares the port (SO_REUSEPORT), which would also let a second
-  // server started by mistake on a busy port take half of its connections: only a
-  // takeover asked for joins a port another process listens on.
-  if (!config.takeover && runtime::port_taken(config.listen))
-    throw std::runtime_error("STOREAPI_LISTEN " + config.listen.host + ":" + std::to_string(config.listen.port) +
-                             " is in use (another storeapi, or a second tools/run?): choose another port, or set "
-                             "STOREAPI_TAKEOVER=on to start beside the running server and replace it "
-                             "(README \"Running several nodes\")");
-  const int first_listener = runtime::bind_tcp(config.listen);
+  const int first_listener = bind_first_listener(config);
   runtime::ListenAddress bound = config.listen;
   bound.port = runtime::local_port(first_listener);  // port 0 resolves once, for every core
 

@@ -46,7 +46,7 @@ struct Caller {
   ScopeSet scopes;
   RateDecision rate{};
   // Fleet mode: the store's last write position as Redis had it when this request was
-  // admitted (api/read_router.hpp); nullopt when unknown (none recorded, Redis down).
+  // admitted (api/routing/read_router.hpp); nullopt when unknown (none recorded, Redis down).
   std::optional<std::uint64_t> last_write_lsn;
   std::shared_ptr<const std::string> store_body;
 

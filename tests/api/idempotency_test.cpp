@@ -1,4 +1,4 @@
-#include "api/idempotency.hpp"
+#include "api/writes/idempotency.hpp"
 
 
 #include <gtest/gtest.h>
