@@ -124,6 +124,14 @@ declare
   v_status text;
   v_round_started_at timestamptz;
 begin
+  -- The delivery may be gone: fan-outs commit asynchronously (dispatch/outbox.cpp), so a
+  -- failover can lose one together with its event's fanned_out_at, after the dispatcher
+  -- claimed and sent it. The event is fanned out again and delivered anew; this outcome
+  -- has nothing left to record (its attempt would belong to no delivery).
+  if not exists (select from webhook_deliveries
+                  where store_id = p_store and id = p_delivery and event_created_at = p_event_created_at) then
+    return null;
+  end if;
   insert into webhook_delivery_attempts
     (store_id, delivery_id, event_created_at, attempt, attempted_at, response_status, latency_ms, response_excerpt,
      error)

@@ -9,6 +9,7 @@
 #include <simdjson.h>
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -28,8 +29,9 @@ struct VariantRef {
 
 class SeededServer {
  public:
-  // On the shared test cluster, or on the cluster of `cluster_url` (a ThrowawayCluster).
-  explicit SeededServer(const std::string& cluster_url = "");
+  // On the shared test cluster, or on the cluster of `cluster_url` (a ThrowawayCluster);
+  // the server with further `settings` (start_api_server).
+  explicit SeededServer(const std::string& cluster_url = "", std::map<std::string, std::string> settings = {});
   ~SeededServer();
 
   std::uint16_t port() const { return server_->port(); }
@@ -89,6 +91,7 @@ class SeededServer {
   void start_server();
 
   TestDatabase db_;
+  std::map<std::string, std::string> settings_;
   TestStore store_;
   TestKey key_;
   std::unique_ptr<pqxx::connection> sql_;
