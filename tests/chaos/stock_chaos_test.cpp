@@ -11,7 +11,14 @@
 //     Idempotent-Replayed, without a new movement.
 // A key whose first attempt died mid-flight may be answered 409 idempotency_in_progress
 // until its reservation expires (60 s); the client gives such a key up after a few
-// seconds and counts it as unacknowledged rather than wait that long.
+// seconds and counts it as unacknowledged rather than wait that long. Only a fault can
+// leave a key so: at most one per client in flight at each fault, so more unacknowledged
+// operations than clients x faults is a failure.
+// And something must have happened: a minimum of operations acknowledged while the faults
+// were being injected, some of them retried across a fault. A server that refused every
+// write (409 to everything) or was down throughout would otherwise pass.
+// (tools/mutants lists the faults this test is meant to catch: a dropped replay flag
+// fails "every replay is flagged".)
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -42,12 +49,15 @@ constexpr int kMaxOperationsPerClient = 5000;
 constexpr auto kOperationBound = 60s;
 // How long a key may stay "in progress" before the client gives it up.
 constexpr auto kInProgressPatience = 3s;
+// At least this many operations acknowledged while the faults were being injected.
+constexpr long long kMinAcknowledgedDuringFaults = 20;
 
 struct Operation {
   std::string key;   // Idempotency-Key, also the movement's note
   int delta = 0;
   bool acknowledged = false;
   bool replay_flagged = false;  // the acknowledging answer said Idempotent-Replayed: true
+  bool during_faults = false;   // acknowledged before the faults were over
   int attempts = 0;
 };
 
@@ -66,7 +76,8 @@ class StockChaos {
   // kOperationsPerClient operations. The faults run on the calling thread: a server
   // started from a thread that then ends would die with it (PR_SET_PDEATHSIG follows the
   // forking thread, not the process).
-  void run(const std::function<void()>& fault) {
+  void run(int faults, const std::function<void()>& fault) {
+    faults_ = faults;
     std::atomic<bool> faults_over{false};
     std::vector<std::vector<Operation>> per_client(kClients);
     std::vector<std::thread> clients;
@@ -78,6 +89,7 @@ class StockChaos {
           op.key = run_ + "-" + std::to_string(c) + "-" + std::to_string(i);
           op.delta = static_cast<int>(random() % 5) + 1;
           perform(op);
+          op.during_faults = op.acknowledged && !faults_over;
         }
       });
     fault();
@@ -89,7 +101,10 @@ class StockChaos {
   // The invariants of the file's head comment.
   void check() {
     long long applied_delta = 0, applied = 0, acknowledged = 0, unacknowledged_applied = 0, replays = 0;
+    long long during_faults = 0, retried = 0;
     for (const Operation& op : ops_) {
+      during_faults += op.during_faults;
+      retried += op.acknowledged && op.attempts > 1;
       const long long rows = env_.count("select count(*) from stock_movements where variant_id = $1 and note = $2",
                                         variant_.variant, op.key);
       if (op.acknowledged) {
@@ -103,6 +118,10 @@ class StockChaos {
       applied += rows;
       applied_delta += rows * op.delta;
     }
+    EXPECT_GE(during_faults, kMinAcknowledgedDuringFaults) << "operations acknowledged while the faults went on";
+    EXPECT_GE(retried, 1) << "no acknowledged operation was retried across a fault: the faults missed the writes";
+    EXPECT_LE(static_cast<long long>(ops_.size()) - acknowledged, static_cast<long long>(kClients) * faults_)
+        << "unacknowledged beyond one in-flight operation per client and fault";
     EXPECT_EQ(env_.count("select count(*) from stock_movements where variant_id = $1 and note like $2",
                          variant_.variant, run_ + "-%"),
               applied)
@@ -122,10 +141,10 @@ class StockChaos {
                          variant_.variant, run_ + "-%"),
               applied)
         << "replays add nothing";
-    std::printf("chaos %s: %zu operations, %lld acknowledged (%lld answered as replays), %zu unacknowledged "
-                "(%lld of them applied once), 0 lost, 0 doubled\n",
-                run_.c_str(), ops_.size(), acknowledged, replays, ops_.size() - static_cast<std::size_t>(acknowledged),
-                unacknowledged_applied);
+    std::printf("chaos %s: %zu operations, %lld acknowledged (%lld while the faults went on, %lld retried across "
+                "one, %lld answered as replays), %zu unacknowledged (%lld of them applied once)\n",
+                run_.c_str(), ops_.size(), acknowledged, during_faults, retried, replays,
+                ops_.size() - static_cast<std::size_t>(acknowledged), unacknowledged_applied);
   }
 
  private:
@@ -171,6 +190,7 @@ class StockChaos {
   std::atomic<std::uint16_t> port_;
   VariantRef variant_;
   long long initial_stock_ = 0;
+  int faults_ = 0;
   std::vector<Operation> ops_;
 };
 
@@ -178,7 +198,7 @@ TEST(StockChaos, ServerKilledAndRestartedUnderIdempotentWrites) {
   SeededServer env;
   StockChaos chaos(env, "kill");
   constexpr int kKills = 8;
-  chaos.run([&] {
+  chaos.run(kKills, [&] {
     std::mt19937 random(42);
     for (int kill = 0; kill < kKills; ++kill) {
       std::this_thread::sleep_for(std::chrono::milliseconds(200 + random() % 600));
@@ -195,7 +215,7 @@ TEST(StockChaos, DatabaseRestartedUnderIdempotentWrites) {
   SeededServer env(cluster.url());
   StockChaos chaos(env, "pgrestart");
   constexpr int kRestarts = 3;
-  chaos.run([&] {
+  chaos.run(kRestarts, [&] {
     std::mt19937 random(7);
     for (int restart = 0; restart < kRestarts; ++restart) {
       std::this_thread::sleep_for(std::chrono::milliseconds(300 + random() % 700));
