@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Load benchmarks of issue 4 (authentication, rate limit, key lookup), by hand, not part
+# Load benchmarks of authentication, rate limit and key lookup, by hand, not part
 # of tools/test. Builds release binaries, starts a PostgreSQL cluster of its own
 # (.dev/bench), creates a store whose rate limit never refuses and a key, then measures
 # with wrk and pgbench, all on this machine. Prints markdown rows for bench/RESULTS.md.

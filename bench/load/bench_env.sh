@@ -57,7 +57,7 @@ start_server() {
   STOREAPI_LISTEN=127.0.0.1:$port STOREAPI_THREADS=${THREADS:-2} STOREAPI_DB_CONNS_PER_THREAD=${DB_CONNS:-1} \
     STOREAPI_ACCESS_LOG=${ACCESS_LOG:-off} STOREAPI_METRICS_LISTEN=${METRICS_LISTEN:-off} \
     STOREAPI_STAGE_TIMING=${STAGE_TIMING:-off} \
-    STOREAPI_SECRET=bench-secret ${SERVER_CPUS:+taskset -c "$SERVER_CPUS"} "${STOREAPI_BINARY:-build/storeapi}" \
+    STOREAPI_SECRET=bench-secret-at-least-32-bytes-long ${SERVER_CPUS:+taskset -c "$SERVER_CPUS"} "${STOREAPI_BINARY:-build/storeapi}" \
     >"$STOREAPI_DEV_DIR/access-$port.log" 2>"$STOREAPI_DEV_DIR/server.log" &
   server_pid=$!
   base=http://127.0.0.1:$port

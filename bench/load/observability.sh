@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The cost of observability (issue 13): GET /v1/store req/s with /metrics and the JSON
+# The cost of observability: GET /v1/store req/s with /metrics and the JSON
 # access log on (logging to a file) against both off, the two servers taking turns in the
 # same run. By hand, not part of tools/test. Prints one markdown row per round and the
 # median ratio for bench/RESULTS.md.

@@ -26,7 +26,7 @@ function words(line) {
   return out;
 }
 
-const placeholders = /^[A-Z_]+$/;  // ORDER_ID, NEXT_CURSOR, ...
+const placeholders = /^\$[A-Z_]+$/;  // $ORDER_ID, $NEXT_CURSOR, ... (set by the tour from answers)
 
 test('the tour has a command for every operation', () => {
   const used = new Set();

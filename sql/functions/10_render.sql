@@ -122,7 +122,7 @@ $$;
 
 -- One order with its line items (writes and events; lists join the line items per page).
 -- plpgsql, not SQL: a SQL function with a FROM cannot be inlined into a scalar context and
--- would be planned again on every call (~1 ms); plpgsql keeps its plan for the session.
+-- would be planned again on every call (~1 ms); plpgsql keeps its plan for the connection's lifetime.
 create or replace function api.order_json(o orders) returns text
 language plpgsql stable parallel safe as $$
 begin
@@ -320,7 +320,7 @@ end $$;
 -- variants' order and membership stay (a stock change, most often), the document is
 -- brought up to date by replacing the variant's rendering in it: a stock write's product
 -- was rendered again from all its variants and translations, 13 % of its PostgreSQL time
--- (bench/RESULTS.md, issue 11). Else, and for a stale document, doc = null renders it
+-- (bench/RESULTS.md, "Where a keyed stock write's PostgreSQL time goes"). Else, and for a stale document, doc = null renders it
 -- (api.render_product_doc).
 create or replace function api.variant_changed() returns trigger
 language plpgsql as $$

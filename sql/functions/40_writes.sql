@@ -37,26 +37,29 @@ $$;
 
 
 ------------------------------------------------------------------------------------------
--- Calls for their effect: a function whose result is not needed (an event's id, a
--- setting's old value) is called by assigning its result to a variable, not by PERFORM.
--- PERFORM runs its call as a query (SPI: a portal and an executor start-up each time);
--- an assignment of a call without FROM is a plpgsql simple expression, evaluated without
--- the executor. Executor start-up was 14 % of a keyed stock write's PostgreSQL time
--- (bench/RESULTS.md, issue 11).
+-- Calls for their effect: a function whose result is not needed but that returns one (an
+-- event's id, a setting's old value) is called by assigning its result to a variable, not
+-- by PERFORM. PERFORM runs its call as a query (SPI: a portal and an executor start-up
+-- each time); an assignment of a call without FROM is a plpgsql simple expression,
+-- evaluated without the executor, whose start-up was a large share of a keyed stock
+-- write's PostgreSQL time (bench/RESULTS.md, "Fewer statements per keyed stock write").
+-- PERFORM stays where no assignment can replace it: a void function (api.notify_customer:
+-- a variable cannot hold void) and a query with FROM (a lookup, a row lock), which is a
+-- query either way.
 
 ------------------------------------------------------------------------------------------
 -- Outbox rows
 
 -- Helpers that run a query are plpgsql, not SQL: a SQL function that cannot be inlined
 -- (a FROM clause, or DML) is planned again on every call, which measured about 1-3 ms per
--- call here, while plpgsql keeps its statements' plans for the session.
+-- call here, while plpgsql keeps its statements' plans for the connection's lifetime.
 
 -- The top-level fields of a resource whose rendering changed, with their old values, as
 -- the API rendered them (updated_at included): a JSON object, in the document's field
 -- order, each old value the old document's bytes. json_each, not jsonb: it only splits
 -- the text (no tree built, nothing reordered), and comparing the two renderings' bytes is
--- comparing their values — one renderer wrote both. Measured about 1.5x faster than the jsonb
--- version it replaces (bench/RESULTS.md, "Write helpers").
+-- comparing their values — one renderer wrote both. Faster than a jsonb version
+-- (bench/RESULTS.md, "Writes: the same bytes, built once").
 create or replace function api.previous_attributes(old_json text, new_json text) returns text
 language plpgsql immutable parallel safe as $$
 begin
@@ -82,9 +85,9 @@ end $$;
 
 -- The product's stored document, as the API renders it (a variant's change renders it
 -- again at once, api.variant_changed in sql/functions/10_render.sql). plpgsql, not SQL: a
--- SQL function with a FROM is not inlined, and called from plpgsql it was parsed, planned
--- and set up again on every call — a profile of the stock write (bench/RESULTS.md, issue
--- 11) found a third of the backend's CPU under fmgr_sql; plpgsql keeps its plan per session.
+-- SQL function with a FROM is not inlined, and called from plpgsql it is parsed, planned
+-- and set up again on every call (a profile of the stock write found a third of the
+-- backend's CPU under fmgr_sql, bench/RESULTS.md); plpgsql keeps its plan per connection.
 create or replace function api.stored_product_json(p_store uuid, p_product uuid) returns text
 language plpgsql stable as $$
 begin

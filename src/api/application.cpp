@@ -135,6 +135,14 @@ runtime::task<void> Application::handle(const http::Request& req, http::Response
     handle_keyless(req, res, match);
     co_return;
   }
+  // Metrics have a port of their own; asked here, a 401 missing_api_key would read as if
+  // they needed a key. Nothing to hide about this path, so no key first.
+  if (match.kind == MatchKind::not_found && req.path == "/metrics") {
+    fail(res, req.request_id, ErrorCode::route_not_found, std::nullopt,
+         "No such endpoint: /metrics is served on the metrics listener (STOREAPI_METRICS_LISTEN, default "
+         "127.0.0.1:9464), not on the API's port.");
+    co_return;
+  }
   co_await handle_v1(req, res, match);
 }
 

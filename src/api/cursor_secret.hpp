@@ -4,11 +4,14 @@
 #include <string>
 
 #include "db/pool.hpp"
+#include "db/row.hpp"
 #include "db/statement.hpp"
 #include "runtime/task.hpp"
 
 namespace storeapi::api {
 
+#define STOREAPI_CURSOR_SECRET_COLUMNS(X) X(secret, text)
+STOREAPI_DB_ROW(CursorSecret, STOREAPI_CURSOR_SECRET_COLUMNS);
 extern const db::Statement kCursorSecret;
 
 // Reads the secret into `out` as soon as the pool can (retrying with backoff while the

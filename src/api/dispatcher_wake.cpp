@@ -5,8 +5,13 @@
 
 namespace storeapi::api {
 
-const db::Statement kWakeDispatchers{"dispatcher_wake", "select api.wake_dispatchers()", 0};
-const db::Statement kNotifyDispatchers{"dispatcher_notify", "select api.notify_dispatchers()", 0};
+namespace {
+constexpr db::Column kWoken[] = {{"wake_dispatchers", db::Type::void_}};
+constexpr db::Column kNotified[] = {{"notify_dispatchers", db::Type::void_}};
+}  // namespace
+
+const db::Statement kWakeDispatchers{"dispatcher_wake", "select api.wake_dispatchers()", {}, kWoken};
+const db::Statement kNotifyDispatchers{"dispatcher_notify", "select api.notify_dispatchers()", {}, kNotified};
 
 bool WakeTurns::take_turn(Clock::time_point now) {
   if (now < next_turn_) return false;

@@ -74,8 +74,12 @@ std::optional<KeyOutcome> parse_key_outcome(std::string_view text) {
   return std::nullopt;
 }
 
-const db::Statement kPurgeIdempotencyKeys{
-    "idempotency_purge", "select api.purge_idempotency_keys($1)", 1};
+namespace {
+constexpr db::Column kPurgeParams[] = {{"limit", db::Type::int4}};
+}  // namespace
+
+const db::Statement kPurgeIdempotencyKeys{"idempotency_purge", "select api.purge_idempotency_keys($1)", kPurgeParams,
+                                          PurgedKeys::columns};
 
 runtime::task<void> purge_idempotency_keys(db::Pool& pool) {
   for (;;) {
@@ -84,7 +88,7 @@ runtime::task<void> purge_idempotency_keys(db::Pool& pool) {
       db::Unit unit;
       unit.add(kPurgeIdempotencyKeys, {kPurgeBatch});
       if (co_await pool.run(unit) != db::Outcome::done || !unit.result(0).ok()) break;  // next round
-      if (unit.result(0).int64(0, 0) < kPurgeBatch) break;
+      if (unit.result(0).row<PurgedKeys>(0).purge_idempotency_keys() < kPurgeBatch) break;
     }
   }
 }

@@ -9,6 +9,7 @@
 #include <string_view>
 
 #include "db/pool.hpp"
+#include "db/row.hpp"
 #include "db/statement.hpp"
 #include "http/request.hpp"
 #include "json/body.hpp"
@@ -51,6 +52,8 @@ enum class KeyOutcome : std::uint8_t {
 std::optional<KeyOutcome> parse_key_outcome(std::string_view text);
 
 // (limit) → how many expired keys were deleted.
+#define STOREAPI_PURGED_KEYS_COLUMNS(X) X(purge_idempotency_keys, int4)
+STOREAPI_DB_ROW(PurgedKeys, STOREAPI_PURGED_KEYS_COLUMNS);
 extern const db::Statement kPurgeIdempotencyKeys;
 
 // storeapi_idempotency_outcomes_total: what a keyed write's claim came to (run, replay,

@@ -1,5 +1,7 @@
 #include "api/list_sql.hpp"
 
+#include <algorithm>
+#include <iterator>
 #include <stdexcept>
 
 namespace storeapi::api {
@@ -36,7 +38,12 @@ std::string numbered(std::string_view condition, int n) {
   return out;
 }
 
-// The conditions and parameter numbers every path shares.
+// The parameters every page statement starts with (list_sql.hpp).
+constexpr db::Column kPageParams[] = {{"store", db::Type::uuid},           {"after_created_at", db::Type::timestamptz},
+                                      {"after_id", db::Type::uuid},        {"before_created_at", db::Type::timestamptz},
+                                      {"before_id", db::Type::uuid},       {"limit", db::Type::int8}};
+
+// The conditions and parameters every path shares.
 struct Conditions {
   std::string keyset;    // the two exclusive (created_at, id) bounds
   std::string filters;   // " and ..." for each non-selective filter
@@ -44,6 +51,13 @@ struct Conditions {
   std::string updated_before;  // its upper end's parameter
   std::string selective;  // the selective filter's condition (selective path)
   int params = 6;        // how many the statement takes
+  std::array<db::Column, 6 + kMaxFilters + 2 + 1> declared{};  // $1 .. $params
+
+  // The next parameter's number, declared as `name` of `type`.
+  int next(const char* name, db::Type type) {
+    declared[static_cast<std::size_t>(params)] = {name, type};
+    return ++params;
+  }
 };
 
 // The two exclusive (created_at, id) bounds, $2/$3 and $4/$5, on the rows named `alias`.
@@ -58,6 +72,7 @@ std::string keyset(std::string_view alias) {
 
 Conditions conditions(const ListSpec& spec, PagePath path) {
   Conditions c;
+  std::copy(std::begin(kPageParams), std::end(kPageParams), c.declared.begin());
   c.keyset = keyset("r");
   const FilterSpec* selective = nullptr;
   for (const FilterSpec& filter : spec.filters) {
@@ -65,15 +80,15 @@ Conditions conditions(const ListSpec& spec, PagePath path) {
       selective = &filter;
       continue;
     }
-    c.filters += " and " + numbered(filter.condition, ++c.params);
+    c.filters += " and " + numbered(filter.condition, c.next("filter", db::Type::text));
   }
   if (path != PagePath::walk && spec.updated_bounds) {
-    const std::string after = param(++c.params);
-    const std::string before = param(++c.params);
+    const std::string after = param(c.next("updated_after", db::Type::timestamptz));
+    const std::string before = param(c.next("updated_before", db::Type::timestamptz));
     c.updated = "r.updated_at > " + after + "::timestamptz and r.updated_at < " + before + "::timestamptz";
     c.updated_before = before;
   }
-  if (path == PagePath::selective) c.selective = numbered(selective->condition, ++c.params);
+  if (path == PagePath::selective) c.selective = numbered(selective->condition, c.next("selective_filter", db::Type::text));
   return c;
 }
 
@@ -129,35 +144,41 @@ std::string sync_sql(std::string_view table_name, const Conditions& c, bool asce
 ReadStatements::ReadStatements(std::string_view table, const ListSpec& spec) {
   slots_.fill(-1);
   add(std::string(table) + "_get", "select r.doc from " + std::string(table) + " r where r.store_id = $1 and r.id = $2",
-      2);
+      {db::Column{"store", db::Type::uuid}, db::Column{"id", db::Type::uuid}}, 2, Document::columns);
   bool has_selective = false;
   for (const FilterSpec& filter : spec.filters) has_selective = has_selective || filter.selective;
   for (bool ascending : {false, true}) {
     const Conditions walk = conditions(spec, PagePath::walk);
-    add_page(PagePath::walk, ascending, table, direct_sql(table, walk, PagePath::walk, ascending), walk.params);
+    add_page(PagePath::walk, ascending, table, direct_sql(table, walk, PagePath::walk, ascending), walk.declared,
+             static_cast<std::size_t>(walk.params));
     if (spec.updated_bounds) {
       const Conditions sync = conditions(spec, PagePath::sync);
-      add_page(PagePath::sync, ascending, table, sync_sql(table, sync, ascending), sync.params);
+      add_page(PagePath::sync, ascending, table, sync_sql(table, sync, ascending), sync.declared,
+               static_cast<std::size_t>(sync.params));
     }
     if (has_selective) {
       const Conditions selective = conditions(spec, PagePath::selective);
       add_page(PagePath::selective, ascending, table,
-               direct_sql(table, selective, PagePath::selective, ascending), selective.params);
+               direct_sql(table, selective, PagePath::selective, ascending), selective.declared,
+               static_cast<std::size_t>(selective.params));
     }
   }
 }
 
-std::size_t ReadStatements::add(std::string name, std::string sql, int params) {
+std::size_t ReadStatements::add(std::string name, std::string sql, const Params& params, std::size_t count,
+                                std::span<const db::Column> columns) {
   const std::size_t i = count_++;
   names_[i] = std::move(name);
   sqls_[i] = std::move(sql);
-  statements_[i] = db::Statement{names_[i].c_str(), sqls_[i].c_str(), params};
+  params_[i] = params;
+  statements_[i] = db::Statement{names_[i].c_str(), sqls_[i].c_str(), {params_[i].data(), count}, columns};
   return i;
 }
 
-void ReadStatements::add_page(PagePath path, bool ascending, std::string_view table, std::string sql, int params) {
+void ReadStatements::add_page(PagePath path, bool ascending, std::string_view table, std::string sql,
+                              const Params& params, std::size_t count) {
   const std::size_t i = add(std::string(table) + "_" + std::string(path_name(path)) + (ascending ? "_asc" : "_desc"),
-                            std::move(sql), params);
+                            std::move(sql), params, count, PageEntry::columns);
   slots_[static_cast<std::size_t>(path) * 2 + (ascending ? 1 : 0)] = static_cast<int>(i);
 }
 

@@ -34,6 +34,7 @@
 #include <string_view>
 
 #include "api/list_params.hpp"
+#include "db/row.hpp"
 #include "db/statement.hpp"
 
 namespace storeapi::api {
@@ -41,10 +42,15 @@ namespace storeapi::api {
 enum class PagePath : std::uint8_t { walk, sync, selective };
 
 // More changed records than this and the sync path walks the created_at index instead.
-// Sorting the candidates cost about 3 µs each (1,316 in 4 ms, 6,783 in 22 ms, warm) when
-// each was also read by primary key; since sql/032 the sort is from the index alone and
-// cheaper (a poll of 205 changes: 128 µs in all), so the cap is conservative now.
+// The candidates are sorted from the index alone, so the cap is conservative (figures:
+// bench/RESULTS.md, "The sync poll's cost").
 inline constexpr int kSyncCandidates = 5000;
+
+// The columns of a by-id read and of a page's rows.
+#define STOREAPI_DOCUMENT_COLUMNS(X) X(doc, text)
+STOREAPI_DB_ROW(Document, STOREAPI_DOCUMENT_COLUMNS);
+#define STOREAPI_PAGE_ENTRY_COLUMNS(X) X(doc, text) X(created_at, timestamptz) X(id, uuid)
+STOREAPI_DB_ROW(PageEntry, STOREAPI_PAGE_ENTRY_COLUMNS);
 
 class ReadStatements {
  public:
@@ -60,12 +66,18 @@ class ReadStatements {
 
  private:
   static constexpr std::size_t kMax = 7;  // by id, then three paths in two orders
+  // The bounds and limit, the filters, the updated window and a selective filter.
+  static constexpr std::size_t kMaxParams = 6 + kMaxFilters + 2 + 1;
+  using Params = std::array<db::Column, kMaxParams>;
   // Returns the statement's index.
-  std::size_t add(std::string name, std::string sql, int params);
-  void add_page(PagePath path, bool ascending, std::string_view table, std::string sql, int params);
+  std::size_t add(std::string name, std::string sql, const Params& params, std::size_t count,
+                  std::span<const db::Column> columns);
+  void add_page(PagePath path, bool ascending, std::string_view table, std::string sql, const Params& params,
+                std::size_t count);
 
   std::array<std::string, kMax> names_;
   std::array<std::string, kMax> sqls_;
+  std::array<Params, kMax> params_{};
   std::array<db::Statement, kMax> statements_{};
   std::array<int, 6> slots_{};  // index into statements_ by path * 2 + ascending; -1 when absent
   std::size_t count_ = 0;

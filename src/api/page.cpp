@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 
+#include "api/list_sql.hpp"
 #include "json/writer.hpp"
 
 namespace storeapi::api {
@@ -100,14 +101,15 @@ bool write_page(std::string& out, const db::Result& rows, const ListParams& para
   const bool has_more = rows.rows() > shown;
   json::Writer w(out);
   w.begin_object().key("object").string("list").key("data").begin_array();
-  for (int i = 0; i < shown; ++i) w.raw(rows.text(i, 0));
+  for (int i = 0; i < shown; ++i) w.raw(rows.row<PageEntry>(i).doc());
   w.end_array().key("has_more").boolean(has_more).key("next_cursor");
   if (!has_more) {
     w.null().end_object();
     return true;
   }
-  const auto created_at = timefmt::parse_pg_timestamptz(rows.text(shown - 1, 1));
-  const auto id = Uuid::parse(rows.text(shown - 1, 2));
+  const auto last = rows.row<PageEntry>(shown - 1);
+  const auto created_at = timefmt::parse_pg_timestamptz(last.created_at());
+  const auto id = Uuid::parse(last.id());
   if (!created_at || !id) return false;
   char cursor[kCursorLength];
   encode_cursor(secret, params.binding, {*created_at, *id}, cursor);

@@ -42,8 +42,10 @@ void ReadRouter::ask_position(db::Unit& unit) { unit.sync().add(db::kWalInsertPo
 
 runtime::task<std::optional<std::uint64_t>> ReadRouter::record(db::Unit& unit, std::string_view store) {
   const db::Result& r = unit.result(unit.size() - 1);
+  const auto row = r.row<db::WalInsertPosition>(0);
   const std::optional<std::uint64_t> position =
-      r.ok() && r.rows() == 1 && !r.is_null(0, 0) ? db::parse_lsn(r.text(0, 0)) : std::nullopt;
+      r.ok() && r.rows() == 1 && !row.is_null(db::WalInsertPosition::Index::inserted) ? db::parse_lsn(row.inserted())
+                                                                                    : std::nullopt;
   if (!position) co_return std::nullopt;
   if (!fleet_) {
     local_->raise(store, *position);

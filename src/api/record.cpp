@@ -1,5 +1,7 @@
 #include "api/record.hpp"
 
+#include "api/list_sql.hpp"
+
 namespace storeapi::api {
 
 runtime::task<void> serve_record(Context& ctx, const db::Statement& statement) {
@@ -13,7 +15,7 @@ runtime::task<void> serve_record(Context& ctx, const db::Statement& statement) {
     fail(ctx, ErrorCode::resource_not_found, "id");
     co_return;
   }
-  ctx.res.body.assign(result.text(0, 0));
+  ctx.res.body.assign(result.row<Document>(0).doc());
 }
 
 }  // namespace storeapi::api

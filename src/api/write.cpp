@@ -85,10 +85,11 @@ runtime::task<void> finish(Context& ctx, db::Unit& unit, bool carries) {
   const db::Result& written = unit.result(carries ? 1 : 0);
   const bool keyed = read_idempotency_key(ctx.req).state == IdempotencyKey::State::valid;
   const bool answered = database_answered(ctx, outcome, written);
+  const auto row = written.row<WriteAnswer>(0);
   const std::optional<KeyOutcome> taken =
-      answered && written.rows() == 1 ? parse_key_outcome(written.text(0, 0)) : std::nullopt;
+      answered && written.rows() == 1 ? parse_key_outcome(row.outcome()) : std::nullopt;
   // A write that ran and succeeded has committed outbox rows (or, rarely, changed nothing).
-  const bool outbox_rows = taken == KeyOutcome::run && written.int64(0, 1) == 200;
+  const bool outbox_rows = taken == KeyOutcome::run && row.status() == 200;
   ctx.services.dispatcher_wake.after_write(carries, answered, outbox_rows);
   if (!answered) {  // 503 or 500, as for reads
     if (keyed) count_key_released();
@@ -112,7 +113,7 @@ runtime::task<void> finish(Context& ctx, db::Unit& unit, bool carries) {
     case KeyOutcome::run:
       break;
   }
-  answer(ctx, written.int64(0, 1), written.text(0, 2));
+  answer(ctx, row.status(), row.body());
 }
 
 // A rejection is answered, and stored under the key when the request has a valid one

@@ -7,9 +7,13 @@
 // e-mails the write queues carry it); every statement returns one row
 // (outcome, status, body): outcome run | replay | mismatch | in_progress, status and body
 // the answer to give (null for mismatch and in_progress).
+#include "db/row.hpp"
 #include "db/statement.hpp"
 
 namespace storeapi::api {
+
+#define STOREAPI_WRITE_ANSWER_COLUMNS(X) X(outcome, text) X(status, int4) X(body, text)
+STOREAPI_DB_ROW(WriteAnswer, STOREAPI_WRITE_ANSWER_COLUMNS);
 
 // (store, order, fulfillment_status, tracking_number, tracking_carrier, key, fingerprint, trace)
 extern const db::Statement kFulfillOrder;

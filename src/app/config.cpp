@@ -35,7 +35,7 @@ std::optional<Config> Config::from_env(std::string& error) {
   Config c;
   c.threads = runtime::Cores::online_cpus();
   if (const char* v = get("STOREAPI_LISTEN"); v && !runtime::ListenAddress::parse(v, c.listen)) {
-    error = std::string("STOREAPI_LISTEN: expected host:port, got '") + v + "'";
+    error = std::string("STOREAPI_LISTEN: expected an IP address and port (127.0.0.1:8080, [::1]:8080; not a host name), got '") + v + "'";
     return std::nullopt;
   }
   if (!read_number<unsigned>("STOREAPI_THREADS", c.threads, 1, 256, error) ||
@@ -47,7 +47,8 @@ std::optional<Config> Config::from_env(std::string& error) {
       !read_millis("STOREAPI_DB_TIMEOUT_MS", c.db_timeout, error) ||
       !read_millis("STOREAPI_REDIS_TIMEOUT_MS", c.redis_timeout, error) ||
       !read_millis("STOREAPI_REPLICA_POLL_MS", c.replica_poll, error) ||
-      !read_on_off("STOREAPI_STAGE_TIMING", c.stage_timing, error))
+      !read_on_off("STOREAPI_STAGE_TIMING", c.stage_timing, error) ||
+      !read_on_off("STOREAPI_TAKEOVER", c.takeover, error))
     return std::nullopt;
   c.max_connections_set = get("STOREAPI_MAX_CONNECTIONS") != nullptr;
   if (const char* v = get("STOREAPI_ACCESS_LOG")) {
@@ -73,8 +74,24 @@ std::optional<Config> Config::from_env(std::string& error) {
     c.trusted_proxy = ::inet_ntop(family, parsed, canonical, sizeof canonical);
   }
   if (!metrics::read_listen_setting("STOREAPI_METRICS_LISTEN", c.metrics_listen, error)) return std::nullopt;
-  if (const char* v = get("STOREAPI_DATABASE_URL")) c.database_url = v;
-  if (const char* v = get("STOREAPI_SECRET")) c.secret = v;
+  // Required, as for storeapi-admin and storeapi-dispatch: libpq's defaults (a local
+  // socket, the user's name) would start a server that answers 503 to everything.
+  if (const char* v = get("STOREAPI_DATABASE_URL")) {
+    c.database_url = v;
+  } else {
+    error = "STOREAPI_DATABASE_URL is not set (a libpq URL, e.g. postgresql://storeapi@127.0.0.1/storeapi)";
+    return std::nullopt;
+  }
+  if (const char* v = get("STOREAPI_SECRET")) {
+    // It keys the cursors' HMAC: a short one can be guessed and every cursor forged (the
+    // database's own secret has at least 32 characters too).
+    if (std::string_view(v).size() < kMinSecretBytes) {
+      error = "STOREAPI_SECRET: expected at least " + std::to_string(kMinSecretBytes) +
+              " bytes (e.g. openssl rand -hex 32), got " + std::to_string(std::string_view(v).size());
+      return std::nullopt;
+    }
+    c.secret = v;
+  }
   if (const char* v = get("STOREAPI_REDIS_URL")) {
     c.redis = redis::parse_endpoint(v, error);
     if (!c.redis) return std::nullopt;

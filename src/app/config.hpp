@@ -31,8 +31,9 @@ struct Config {
   // second more counts the connection as lost (db::PoolOptions::statement_timeout).
   std::chrono::milliseconds db_timeout{10'000};
   // STOREAPI_SECRET signs list cursors; unset (empty), the fleet's secret is read from
-  // the database (sql/020_cursor_secret.sql).
+  // the database (sql/020_cursor_secret.sql). At least kMinSecretBytes long.
   std::string secret;
+  static constexpr std::size_t kMinSecretBytes = 32;
   // STOREAPI_REDIS_URL: fleet mode, the rate limits shared through this Redis
   // (redis://host[:port][/db] or unix:///path[?db=N]). Unset: each process keeps its own
   // (one node).
@@ -48,6 +49,9 @@ struct Config {
   // the node out first). 0: close at once.
   std::chrono::milliseconds drain{0};
   std::string trusted_proxy;                      // STOREAPI_TRUSTED_PROXY: an IP address, or empty
+  // STOREAPI_TAKEOVER=on: start beside a running server on the same STOREAPI_LISTEN (both
+  // serve, SO_REUSEPORT) to replace it; off: a port in use stops the start.
+  bool takeover = false;
 
   // Reads the environment; on a bad value returns nullopt and sets `error` to one line.
   static std::optional<Config> from_env(std::string& error);

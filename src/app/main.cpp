@@ -108,6 +108,17 @@ int main() {
 
   int first_listener = -1;
   try {
+    // Every core's listener shares the port (SO_REUSEPORT), which would also let a second
+    // server started by mistake on a busy port take half of its connections: only a
+    // takeover asked for joins a port another process listens on.
+    if (!config->takeover && runtime::port_taken(config->listen)) {
+      std::fprintf(stderr,
+                   "storeapi: STOREAPI_LISTEN %s:%u is in use (another storeapi, or a second tools/run?): choose "
+                   "another port, or set STOREAPI_TAKEOVER=on to start beside the running server and replace it "
+                   "(README \"Running several nodes\")\n",
+                   config->listen.host.c_str(), config->listen.port);
+      return 1;
+    }
     first_listener = runtime::bind_tcp(config->listen);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "storeapi: %s\n", e.what());
@@ -178,9 +189,14 @@ int main() {
     std::fprintf(stderr, "storeapi: metrics on %s:%u\n", config->metrics_listen->host.c_str(), scrape_server->port());
   }
 
+  metrics::Family<metrics::Gauge>& pinned =
+      registry.gauge("storeapi_core_pinned", "1 when the core's thread is pinned to its CPU, 0 when pinning failed.",
+                     {"core"});
   try {
     cores = std::make_unique<runtime::Cores>(config->threads, [&](runtime::Reactor& reactor) {
       metrics::bind_this_thread(reactor.index());
+      metrics::Gauge& core_pinned = pinned.with({std::to_string(reactor.index())});  // present at 0 if not
+      if (runtime::Cores::this_thread_pinned()) core_pinned.inc();
       CoreState& state = cores_state[reactor.index()];
       state.listen_fd = reactor.index() == 0 ? first_listener : runtime::bind_tcp(bound);
       state.application = std::make_unique<api::Application>(api_settings, rate_limiter, write_positions,

@@ -40,15 +40,19 @@ std::optional<timefmt::Micros> key_expiry(const db::Result& r, int row) {
   return micros;
 }
 
+namespace {
+constexpr db::Column kKeyByHashParams[] = {{"key_hash", db::Type::text}};
+}  // namespace
+
 const db::Statement kKeyByHash{
     "auth_key_by_hash",
-    "select k.id, k.store_id, k.name, k.prefix, array_to_string(k.scopes, ','),"
-    "       (extract(epoch from k.expires_at) * 1000000)::int8,"
-    "       k.revoked_at is not null, s.name, s.slug, s.url, s.currency, s.locale, s.plan,"
-    "       coalesce(s.rate_limit_rpm, (api.plan_limits(s.plan)).rpm)"
+    "select k.id, k.store_id, k.name as key_name, k.prefix as key_prefix, array_to_string(k.scopes, ',') as scopes,"
+    "       (extract(epoch from k.expires_at) * 1000000)::int8 as expires_at_us,"
+    "       k.revoked_at is not null as revoked, s.name as store_name, s.slug, s.url, s.currency, s.locale, s.plan,"
+    "       coalesce(s.rate_limit_rpm, (api.plan_limits(s.plan)).rpm) as rate_per_minute"
     "  from api_keys k join stores s on s.id = k.store_id"
     " where k.key_hash = $1",
-    1};
+    kKeyByHashParams, KeyByHash::columns};
 
 namespace {
 
@@ -89,25 +93,26 @@ runtime::task<const KeyRecord*> Authenticator::load(const crypto::Sha256& hash, 
     cache_.insert_unknown(hash, now, generation);
     co_return nullptr;
   }
+  const auto row = r.row<KeyByHash>(0);
   KeyRecord record;
-  record.key_id = Uuid::parse(r.text(0, 0)).value_or(Uuid{});
-  record.store_id = Uuid::parse(r.text(0, 1)).value_or(Uuid{});
-  record.scopes = parse_scopes(r.text(0, 4));
+  record.key_id = Uuid::parse(row.id()).value_or(Uuid{});
+  record.store_id = Uuid::parse(row.store_id()).value_or(Uuid{});
+  record.scopes = parse_scopes(row.scopes());
   record.expires_at = key_expiry(r, 0);
-  record.revoked = r.boolean(0, 6);
-  record.plan_allows_api = r.text(0, 12) != "free";
-  record.rate_per_minute = r.int64(0, 13);
+  record.revoked = row.revoked();
+  record.plan_allows_api = row.plan() != "free";
+  record.rate_per_minute = row.rate_per_minute();
   record.store_body = std::make_shared<const std::string>(render_store_body({
-      .store_id = r.text(0, 1),
-      .name = r.text(0, 7),
-      .slug = r.text(0, 8),
-      .url = r.text(0, 9),
-      .currency = r.text(0, 10),
-      .locale = r.text(0, 11),
-      .plan = r.text(0, 12),
-      .key_id = r.text(0, 0),
-      .key_name = r.text(0, 2),
-      .key_prefix = r.text(0, 3),
+      .store_id = row.store_id(),
+      .name = row.store_name(),
+      .slug = row.slug(),
+      .url = row.url(),
+      .currency = row.currency(),
+      .locale = row.locale(),
+      .plan = row.plan(),
+      .key_id = row.id(),
+      .key_name = row.key_name(),
+      .key_prefix = row.key_prefix(),
       .scopes = record.scopes,
       .expires_at = record.expires_at,
   }));
@@ -115,7 +120,7 @@ runtime::task<const KeyRecord*> Authenticator::load(const crypto::Sha256& hash, 
   record.rate_limited = &metrics::Registry::process()
                              .counter("storeapi_rate_limited_requests_total",
                                       "Requests answered 429 rate_limited, by the store's plan.", {"plan"})
-                             .with({r.text(0, 12)});
+                             .with({row.plan()});
   co_return &cache_.insert(hash, std::move(record), now, generation);
 }
 

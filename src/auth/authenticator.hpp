@@ -18,6 +18,7 @@
 #include "common/time.hpp"
 #include "db/pool.hpp"
 #include "db/result.hpp"
+#include "db/row.hpp"
 #include "db/statement.hpp"
 #include "auth/scopes.hpp"
 #include "runtime/task.hpp"
@@ -60,13 +61,20 @@ struct AuthResult {
   std::chrono::steady_clock::duration lookup_time{};
 };
 
-// The statement the authenticator needs prepared on every pooled connection.
+// The statement the authenticator needs prepared on every pooled connection: the key by
+// its hash ($1, hex), with its store. Its columns, in the order its SQL selects them:
+#define STOREAPI_KEY_BY_HASH_COLUMNS(X)                                                        \
+  X(id, uuid) X(store_id, uuid) X(key_name, text) X(key_prefix, text) X(scopes, text)           \
+  X(expires_at_us, int8) /* epoch microseconds, null: never */ X(revoked, boolean)              \
+  X(store_name, text) X(slug, text) X(url, text) X(currency, text) X(locale, text) X(plan, text) \
+  X(rate_per_minute, int4)
+STOREAPI_DB_ROW(KeyByHash, STOREAPI_KEY_BY_HASH_COLUMNS);
 extern const db::Statement kKeyByHash;
 
 // A key row's expiry (column kExpiresAtColumn of kKeyByHash's result), nullopt for a key
 // that never expires. Whatever the column holds, the answer never makes an expiring key
 // live forever.
-inline constexpr int kExpiresAtColumn = 5;
+inline constexpr int kExpiresAtColumn = KeyByHash::Index::expires_at_us;
 std::optional<timefmt::Micros> key_expiry(const db::Result& r, int row);
 
 class Authenticator {

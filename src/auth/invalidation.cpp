@@ -2,8 +2,14 @@
 
 namespace storeapi::auth {
 
-const db::Statement kConfirmInvalidation{
-    "auth_confirm_invalidation", "select pg_notify(api.config('invalidate_channel'), $1)", 1};
+namespace {
+constexpr db::Column kConfirmationParams[] = {{"confirmation", db::Type::text}};
+constexpr db::Column kNotified[] = {{"pg_notify", db::Type::void_}};
+}  // namespace
+
+const db::Statement kConfirmInvalidation{"auth_confirm_invalidation",
+                                         "select pg_notify(api.config('invalidate_channel'), $1)",
+                                         kConfirmationParams, kNotified};
 
 runtime::task<void> confirm_invalidation(db::Pool& pool, std::string payload) {
   if (payload == "*") co_return;

@@ -31,7 +31,7 @@ runtime::task<bool> PgConnection::establish() {
   }
 
   for (const Statement& s : pool_.statements())
-    if (!PQsendPrepare(conn_, s.name, s.sql, s.param_count, nullptr)) co_return false;
+    if (!PQsendPrepare(conn_, s.name, s.sql, s.param_count(), nullptr)) co_return false;
   if (!PQpipelineSync(conn_)) co_return false;
   last_error_ = "connection lost while preparing statements";
 

@@ -29,6 +29,9 @@ class Result {
   }
   std::int64_t int64(int row, int col) const noexcept;
   bool boolean(int row, int col) const noexcept { return text(row, col) == "t"; }
+  // Row `n` as the statement's declared row type (db/row.hpp): its columns by name.
+  template <class Row>
+  Row row(int n) const noexcept;
 
   // Five-character SQLSTATE of a failed statement ("" when none), and its message.
   std::string_view sqlstate() const noexcept;

@@ -10,8 +10,11 @@
 
 namespace storeapi::db {
 
-const Statement kReplayPosition{"replay_position", "select pg_last_wal_replay_lsn()::text, pg_is_in_recovery()", 0};
-const Statement kWalInsertPosition{"wal_insert_position", "select pg_current_wal_insert_lsn()::text", 0};
+const Statement kReplayPosition{"replay_position",
+                                "select pg_last_wal_replay_lsn()::text as replayed, pg_is_in_recovery() as in_recovery",
+                                {}, ReplayPosition::columns};
+const Statement kWalInsertPosition{"wal_insert_position", "select pg_current_wal_insert_lsn()::text as inserted", {},
+                                   WalInsertPosition::columns};
 
 namespace {
 
@@ -115,10 +118,12 @@ runtime::task<void> Standbys::poll(Standby& s) {
     unit.add(kReplayPosition, {});
     const Outcome outcome = co_await s.pool.run(unit);
     const Result& r = unit.result(0);
+    const auto row = r.row<ReplayPosition>(0);
     // A promoted standby (not in recovery) answers NULL: it left the primary's timeline.
     const std::optional<std::uint64_t> replayed =
-        outcome == Outcome::done && r.ok() && r.rows() == 1 && !r.is_null(0, 0) && r.boolean(0, 1)
-            ? parse_lsn(r.text(0, 0))
+        outcome == Outcome::done && r.ok() && r.rows() == 1 && !row.is_null(ReplayPosition::Index::replayed) &&
+                row.in_recovery()
+            ? parse_lsn(row.replayed())
             : std::nullopt;
     s.settled = true;
     if (replayed && session == s.pool.losses()) {

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "db/pool.hpp"
+#include "db/row.hpp"
 #include "db/statement.hpp"
 #include "runtime/io.hpp"
 #include "runtime/task.hpp"
@@ -20,9 +21,13 @@
 namespace storeapi::db {
 
 // pg_last_wal_replay_lsn() and pg_is_in_recovery(), for the poll (prepared on every pool).
+#define STOREAPI_REPLAY_POSITION_COLUMNS(X) X(replayed, text) /* null: not a standby */ X(in_recovery, boolean)
+STOREAPI_DB_ROW(ReplayPosition, STOREAPI_REPLAY_POSITION_COLUMNS);
 extern const Statement kReplayPosition;
 // pg_current_wal_insert_lsn() on the primary: run after a write's Sync, it is at or after
 // the write's commit record.
+#define STOREAPI_WAL_INSERT_POSITION_COLUMNS(X) X(inserted, text)
+STOREAPI_DB_ROW(WalInsertPosition, STOREAPI_WAL_INSERT_POSITION_COLUMNS);
 extern const Statement kWalInsertPosition;
 
 struct StandbyOptions {

@@ -38,8 +38,8 @@ std::optional<std::string> parameter_mismatch(const Statement& statement) {
   const std::vector<bool> used = placeholders(statement.sql);
   const int highest = used.empty() ? 0 : static_cast<int>(used.size()) - 1;
   const std::string name(statement.name);
-  if (highest != statement.param_count)
-    return name + ": declares " + std::to_string(statement.param_count) + " parameters, its SQL uses up to $" +
+  if (highest != statement.param_count())
+    return name + ": declares " + std::to_string(statement.param_count()) + " parameters, its SQL uses up to $" +
            std::to_string(highest);
   for (int n = 1; n <= highest; ++n) {
     if (!used[static_cast<std::size_t>(n)]) return name + ": $" + std::to_string(n) + " is never used";

@@ -25,7 +25,7 @@ std::size_t Unit::store(std::string_view bytes) {
 
 Unit& Unit::add(const Statement& statement, std::span<const Param> params) {
   if (count_ == kMaxStatements || param_count_ + params.size() > kMaxParams ||
-      static_cast<int>(params.size()) != statement.param_count)
+      static_cast<int>(params.size()) != statement.param_count())
     throw std::logic_error(std::string("db::Unit::add: bad use with statement ") + statement.name);
   entries_[count_] = {&statement, static_cast<std::uint16_t>(param_count_),
                       static_cast<std::uint16_t>(params.size()), false};

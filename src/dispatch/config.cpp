@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstring>
 #include <memory>
+#include <string_view>
 
 namespace storeapi::dispatch {
 namespace {
@@ -42,7 +43,16 @@ std::optional<Config> Config::from_env(std::string& error) {
     error = "STOREAPI_DATABASE_URL is not set";
     return std::nullopt;
   }
-  if (const char* v = env::get("STOREAPI_SMTP_URL")) c.smtp_url = v;
+  if (const char* v = env::get("STOREAPI_SMTP_URL")) {
+    // Checked here, not at the first mail: another scheme (http://, a bare host) would
+    // fail every e-mail, each only in a log line.
+    const std::string_view url(v);
+    if (!url.starts_with("smtp://") && !url.starts_with("smtps://")) {
+      error = "STOREAPI_SMTP_URL: expected smtp://host:port or smtps://user:password@host:port";
+      return std::nullopt;
+    }
+    c.smtp_url = v;
+  }
   if (const char* v = env::get("STOREAPI_SMTP_FROM")) c.smtp_from = v;
   if (const char* v = env::get("STOREAPI_WEBHOOK_CA_FILE")) {
     if (!check_ca_file(v, error)) return std::nullopt;

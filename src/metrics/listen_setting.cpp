@@ -13,7 +13,7 @@ bool read_listen_setting(const char* name, std::optional<runtime::ListenAddress>
   }
   runtime::ListenAddress address;
   if (!runtime::ListenAddress::parse(v, address)) {
-    error = std::string(name) + ": expected host:port or off, got '" + v + "'";
+    error = std::string(name) + ": expected an IP address and port (127.0.0.1:9464, [::1]:9464; not a host name) or off, got '" + v + "'";
     return false;
   }
   out = address;

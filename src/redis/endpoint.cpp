@@ -31,7 +31,7 @@ std::optional<Endpoint> parse_endpoint(const std::string& url, std::string& erro
   if (rest.starts_with(kUnixScheme)) {
     // A Redis on the node's own host, through its socket file: no TCP stack on either
     // side (10–25 % of Redis's CPU per call here; most of the rest is its wake-ups,
-    // bench/RESULTS.md "Fourth session: where fleet mode's req/s go").
+    // bench/RESULTS.md "Where fleet mode's req/s go").
     rest.remove_prefix(kUnixScheme.size());
     if (std::size_t query = rest.find('?'); query != std::string_view::npos) {
       std::string_view db = rest.substr(query + 1);

@@ -6,6 +6,8 @@
 
 #include <algorithm>
 #include <condition_variable>
+#include <cstdio>
+#include <cstring>
 #include <exception>
 #include <mutex>
 
@@ -29,6 +31,8 @@ std::vector<int> allowed_cpus() {
 
 }  // namespace
 
+thread_local bool Cores::this_thread_pinned_ = false;
+
 unsigned Cores::online_cpus() noexcept { return static_cast<unsigned>(allowed_cpus().size()); }
 
 Cores::Cores(unsigned count, Setup setup, Reactor::Options options) : reactors_(count) {
@@ -40,10 +44,20 @@ Cores::Cores(unsigned count, Setup setup, Reactor::Options options) : reactors_(
 
   for (unsigned i = 0; i < count; ++i) {
     threads_.emplace_back([&, i] {
+      const int cpu = cpus[i % cpus.size()];
       cpu_set_t set;
       CPU_ZERO(&set);
-      CPU_SET(cpus[i % cpus.size()], &set);
-      ::pthread_setaffinity_np(::pthread_self(), sizeof set, &set);
+      CPU_SET(cpu, &set);
+      // Not fatal (the core still serves, the scheduler moves it around), but not the
+      // design either: said once per core, and exported (Cores::this_thread_pinned).
+      if (int e = ::pthread_setaffinity_np(::pthread_self(), sizeof set, &set); e != 0) {
+        std::fprintf(stderr,
+                     "storeapi: core %u runs unpinned: pinning it to CPU %d failed: %s (a seccomp filter must "
+                     "allow sched_setaffinity)\n",
+                     i, cpu, std::strerror(e));
+      } else {
+        this_thread_pinned_ = true;
+      }
 
       Reactor* reactor = nullptr;
       try {

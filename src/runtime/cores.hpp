@@ -38,11 +38,16 @@ class Cores {
   // Core i is pinned to the i-th of them.
   static unsigned online_cpus() noexcept;
 
+  // On a core's thread (in `setup` and after): whether pinning it to its CPU worked. A
+  // seccomp filter without sched_setaffinity, for one, leaves every core unpinned.
+  static bool this_thread_pinned() noexcept { return this_thread_pinned_; }
+
  private:
   // Owned here (not by the threads) so that posting stays valid after a loop ended; each
   // is still constructed on its own thread.
   std::vector<std::unique_ptr<Reactor>> reactors_;
   std::vector<std::thread> threads_;
+  static thread_local bool this_thread_pinned_;
 };
 
 }  // namespace storeapi::runtime

@@ -30,6 +30,10 @@ bool ListenAddress::parse(const std::string& text, ListenAddress& out) {
   if (port.empty() || port.size() > 5 || port.find_first_not_of("0123456789") != std::string::npos) return false;
   unsigned long p = std::stoul(port);
   if (p > 65535) return false;
+  // An address, never a name: the listener binds exactly it, and a name would need a
+  // resolver at start (and could resolve to several addresses).
+  unsigned char parsed[sizeof(in6_addr)];
+  if (inet_pton(AF_INET, host.c_str(), parsed) != 1 && inet_pton(AF_INET6, host.c_str(), parsed) != 1) return false;
   out.host = host;
   out.port = static_cast<std::uint16_t>(p);
   return true;
@@ -82,6 +86,17 @@ int listen_tcp(const ListenAddress& address, int backlog, bool share_port) {
     throw;
   }
   return fd;
+}
+
+bool port_taken(const ListenAddress& address) {
+  if (address.port == 0) return false;
+  try {
+    ::close(bind_tcp(address, /*share_port=*/false));
+    return false;
+  } catch (const std::system_error& e) {
+    if (e.code().value() == EADDRINUSE) return true;
+    throw;
+  }
 }
 
 std::uint16_t local_port(int fd) {

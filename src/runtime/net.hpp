@@ -11,7 +11,8 @@ namespace storeapi::runtime {
 struct ListenAddress {
   std::string host = "127.0.0.1";
   std::uint16_t port = 8080;
-  // "host:port", "[v6]:port" or ":port"; nullopt-like failure reported by ok=false.
+  // "ip:port", "[v6]:port" or ":port" (every address); false for anything else, a host
+  // name included.
   static bool parse(const std::string& text, ListenAddress& out);
 };
 
@@ -25,6 +26,10 @@ int listen_tcp(const ListenAddress& address, int backlog = 4096, bool share_port
 // the kernel hands it no connection before its core is ready to serve one.
 int bind_tcp(const ListenAddress& address, bool share_port = true);
 void start_listening(int fd, int backlog = 4096);
+
+// True when another socket holds `address` (bind without SO_REUSEPORT fails with
+// EADDRINUSE): a listener of another process, SO_REUSEPORT or not. Port 0 is never taken.
+bool port_taken(const ListenAddress& address);
 
 // The port a bound socket listens on (resolves port 0).
 std::uint16_t local_port(int fd);

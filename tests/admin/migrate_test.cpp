@@ -97,8 +97,8 @@ TEST(Migrate, AppliesARepeatableFileAgainOnlyWhenItsTextChanged) {
   EXPECT_EQ(value(db.url(), recorded), others_before);
 }
 
-// A database as the release before issue 11 left it (migrations 001-008, the write
-// functions of 008), with data in it: migrate moves it forward and loses nothing.
+// A database as a release before the one-statement writes left it (migrations 001-008,
+// the write functions of 008), with data in it: migrate moves it forward and loses nothing.
 TEST(Migrate, MovesADatabaseOfTheEarlierSchemaForwardWithoutLoss) {
   TestDatabase old(TestDatabase::Schema::empty);
   {

@@ -352,7 +352,7 @@ TEST_F(Idempotency, ReplayedBookingAndOrderWritesNotifyOnce) {
   EXPECT_EQ(env->count("select count(*) from events where payload->'data'->'object'->>'id' = $1", order), 1);
 }
 
-// Issue 11: a write renders its resource once; the response, the event's data.object and
+// A write renders its resource once; the response, the event's data.object and
 // the stored answer a retry replays are those same bytes (not a re-serialisation of them).
 TEST_F(Idempotency, ResponseEventObjectAndReplayAreTheSameBytes) {
   const auto same_bytes = [](const std::string& method, const std::string& path, const std::string& body,

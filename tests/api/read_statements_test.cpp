@@ -30,7 +30,7 @@ TEST(ReadStatements, UseEveryParameterTheyDeclare) {
   std::size_t reads = 0;
   for (const db::Statement& statement : statements()) {
     std::set<int> expected;
-    for (int i = 1; i <= statement.param_count; ++i) expected.insert(i);
+    for (int i = 1; i <= statement.param_count(); ++i) expected.insert(i);
     EXPECT_EQ(referenced(statement.sql), expected) << statement.name;
     reads += std::string(statement.name).find("_get") != std::string::npos;
   }
@@ -62,5 +62,5 @@ TEST(ReadStatements, EveryReadReturnsTheStoredDocument) {
     EXPECT_EQ(sql.find("_json("), std::string::npos) << name;
   }
   EXPECT_EQ(std::string(order_reads().statements().by_id().sql), "select r.doc from orders r where r.store_id = $1 and r.id = $2");
-  EXPECT_EQ(order_reads().statements().by_id().param_count, 2);
+  EXPECT_EQ(order_reads().statements().by_id().param_count(), 2);
 }

@@ -55,7 +55,7 @@ long long SeededServer::events_of(const std::string& id, const std::string& type
                id, type);
 }
 
-void SeededServer::start_server() { server_ = start_api_server(db_.url(), "seeded-server-test-secret"); }
+void SeededServer::start_server() { server_ = start_api_server(db_.url(), "seeded-server-test-secret-of-32-bytes"); }
 
 void SeededServer::restart() {
   EXPECT_EQ(server_->terminate(), 0);

@@ -23,7 +23,7 @@ constexpr const char* kStages[] = {"read_wait", "parse", "auth", "db_queue", "db
 
 std::unique_ptr<ServerProcess> start_server(const TestDatabase& db, const std::string& stage_timing) {
   ProcessOptions options;
-  options.env = {{"STOREAPI_DATABASE_URL", db.url()}, {"STOREAPI_SECRET", "stage-timing-test"},
+  options.env = {{"STOREAPI_DATABASE_URL", db.url()}, {"STOREAPI_SECRET", "stage-timing-test-secret-of-32-bytes"},
                  {"STOREAPI_ACCESS_LOG", "off"}, {"STOREAPI_THREADS", "2"}};
   if (!stage_timing.empty()) options.env["STOREAPI_STAGE_TIMING"] = stage_timing;
   auto server = std::make_unique<ServerProcess>(options);

@@ -21,15 +21,20 @@ constexpr const char* kSettings[] = {
     "STOREAPI_REQUEST_TIMEOUT_MS", "STOREAPI_IDLE_TIMEOUT_MS", "STOREAPI_SHUTDOWN_GRACE_MS",
     "STOREAPI_DATABASE_URL",     "STOREAPI_DB_CONNS_PER_THREAD", "STOREAPI_DB_TIMEOUT_MS",
     "STOREAPI_SECRET",           "STOREAPI_REDIS_URL",        "STOREAPI_REDIS_TIMEOUT_MS",
-    "STOREAPI_DRAIN_MS",         "STOREAPI_TRUSTED_PROXY",
+    "STOREAPI_DRAIN_MS",         "STOREAPI_TRUSTED_PROXY",    "STOREAPI_TAKEOVER",
 };
 
 class ConfigFromEnv : public ::testing::Test {
  protected:
+  // Every setting unset but the one that is required.
   void SetUp() override {
+    clear();
+    set("STOREAPI_DATABASE_URL", "postgresql://127.0.0.1/storeapi");
+  }
+  void TearDown() override { clear(); }
+  static void clear() {
     for (const char* name : kSettings) ::unsetenv(name);
   }
-  void TearDown() override { SetUp(); }
 
   static void set(const char* name, const char* value) { ::setenv(name, value, 1); }
 
@@ -63,6 +68,7 @@ TEST_F(ConfigFromEnv, Defaults) {
   EXPECT_FALSE(c->redis);
   EXPECT_EQ(c->drain, 0ms);
   EXPECT_TRUE(c->trusted_proxy.empty());
+  EXPECT_FALSE(c->takeover);
 }
 
 TEST_F(ConfigFromEnv, ReadsEachSetting) {
@@ -74,9 +80,10 @@ TEST_F(ConfigFromEnv, ReadsEachSetting) {
   set("STOREAPI_REQUEST_TIMEOUT_MS", "2500");
   set("STOREAPI_DATABASE_URL", "postgresql:///storeapi");
   set("STOREAPI_DB_CONNS_PER_THREAD", "4");
-  set("STOREAPI_SECRET", "s3cret");
+  set("STOREAPI_SECRET", "0123456789abcdef0123456789abcdef");
   set("STOREAPI_DRAIN_MS", "1500");
   set("STOREAPI_TRUSTED_PROXY", "2001:DB8::1");
+  set("STOREAPI_TAKEOVER", "on");
   std::string error;
   const std::optional<Config> c = Config::from_env(error);
   ASSERT_TRUE(c) << error;
@@ -89,15 +96,19 @@ TEST_F(ConfigFromEnv, ReadsEachSetting) {
   EXPECT_EQ(c->request_timeout, 2500ms);
   EXPECT_EQ(c->database_url, "postgresql:///storeapi");
   EXPECT_EQ(c->db_conns_per_thread, 4u);
-  EXPECT_EQ(c->secret, "s3cret");
+  EXPECT_EQ(c->secret, "0123456789abcdef0123456789abcdef");
   EXPECT_EQ(c->drain, 1500ms);
   EXPECT_EQ(c->trusted_proxy, "2001:db8::1");  // as inet_ntop prints the peer's address
+  EXPECT_TRUE(c->takeover);
 }
 
 TEST_F(ConfigFromEnv, BadValuesStopStartUpWithOneLine) {
-  EXPECT_EQ(error_of("STOREAPI_LISTEN", "nowhere"), "STOREAPI_LISTEN: expected host:port, got 'nowhere'");
+  EXPECT_EQ(error_of("STOREAPI_LISTEN", "nowhere"),
+            "STOREAPI_LISTEN: expected an IP address and port (127.0.0.1:8080, [::1]:8080; not a host name), got "
+            "'nowhere'");
   EXPECT_EQ(error_of("STOREAPI_ACCESS_LOG", "yes"), "STOREAPI_ACCESS_LOG: expected json, text or off, got 'yes'");
   EXPECT_EQ(error_of("STOREAPI_STAGE_TIMING", "1"), "STOREAPI_STAGE_TIMING: expected on or off, got '1'");
+  EXPECT_EQ(error_of("STOREAPI_TAKEOVER", "yes"), "STOREAPI_TAKEOVER: expected on or off, got 'yes'");
   EXPECT_EQ(error_of("STOREAPI_TRUSTED_PROXY", "proxy.local"),
             "STOREAPI_TRUSTED_PROXY: expected an IPv4 or IPv6 address, got 'proxy.local'");
   for (const auto& [name, value] : {std::pair{"STOREAPI_THREADS", "0"}, std::pair{"STOREAPI_THREADS", "257"},
@@ -107,6 +118,42 @@ TEST_F(ConfigFromEnv, BadValuesStopStartUpWithOneLine) {
     const std::string error = error_of(name, value);
     EXPECT_TRUE(error.starts_with(name)) << name << "=" << value << ": " << error;
   }
+}
+
+// Host names are refused with a message that says an address is needed (they used to
+// fail later at bind with a bare "Invalid argument"); a bracketed IPv6 address works.
+TEST_F(ConfigFromEnv, ListenAddressesMustBeIpAddresses) {
+  EXPECT_EQ(error_of("STOREAPI_LISTEN", "localhost:0"),
+            "STOREAPI_LISTEN: expected an IP address and port (127.0.0.1:8080, [::1]:8080; not a host name), got "
+            "'localhost:0'");
+  EXPECT_EQ(error_of("STOREAPI_METRICS_LISTEN", "metrics.local:9464"),
+            "STOREAPI_METRICS_LISTEN: expected an IP address and port (127.0.0.1:9464, [::1]:9464; not a host name) "
+            "or off, got 'metrics.local:9464'");
+  set("STOREAPI_LISTEN", "[::1]:0");
+  std::string error;
+  const std::optional<Config> c = Config::from_env(error);
+  ASSERT_TRUE(c) << error;
+  EXPECT_EQ(c->listen.host, "::1");
+}
+
+// Without a database the server used to start, log "database connection failed" and
+// answer 503 to everything; now it stops at once like storeapi-admin and storeapi-dispatch.
+TEST_F(ConfigFromEnv, TheDatabaseUrlIsRequired) {
+  ::unsetenv("STOREAPI_DATABASE_URL");
+  std::string error;
+  EXPECT_FALSE(Config::from_env(error));
+  EXPECT_EQ(error, "STOREAPI_DATABASE_URL is not set (a libpq URL, e.g. postgresql://storeapi@127.0.0.1/storeapi)");
+  EXPECT_TRUE(error_of("STOREAPI_DATABASE_URL", "").starts_with("STOREAPI_DATABASE_URL is not set"));
+}
+
+// A cursor secret shorter than the database's own (32 characters) is refused; 32 bytes is
+// enough; empty means unset (the database's secret), as in dist/storeapi.env.example.
+TEST_F(ConfigFromEnv, ASecretHasAtLeast32Bytes) {
+  EXPECT_EQ(error_of("STOREAPI_SECRET", "x"), "STOREAPI_SECRET: expected at least 32 bytes (e.g. openssl rand -hex 32), got 1");
+  EXPECT_EQ(error_of("STOREAPI_SECRET", "0123456789abcdef0123456789abcde"),
+            "STOREAPI_SECRET: expected at least 32 bytes (e.g. openssl rand -hex 32), got 31");
+  EXPECT_EQ(error_of("STOREAPI_SECRET", "0123456789abcdef0123456789abcdef"), "loaded");
+  EXPECT_EQ(error_of("STOREAPI_SECRET", ""), "loaded");
 }
 
 }  // namespace

@@ -11,6 +11,8 @@
 #include "support/run_task.hpp"
 
 #include <gtest/gtest.h>
+
+#include "support/statement_params.hpp"
 #include <libpq-fe.h>
 #include <unistd.h>
 
@@ -62,10 +64,10 @@ class Admin {
 
 const std::string kSchema = "pool_test_" + std::to_string(::getpid());
 
-const db::Statement kDouble{"double_it", "select $1::int8 * 2", 1};
-const db::Statement kDivide{"divide", "select 100 / $1::int", 1};
-const db::Statement kSleep{"sleep", "select pg_sleep($1::float8)::text", 1};
-const db::Statement kBackendPid{"backend_pid", "select pg_backend_pid()", 0};
+const db::Statement kDouble{"double_it", "select $1::int8 * 2", storeapi::testing::untyped_params(1), {}};
+const db::Statement kDivide{"divide", "select 100 / $1::int", storeapi::testing::untyped_params(1), {}};
+const db::Statement kSleep{"sleep", "select pg_sleep($1::float8)::text", storeapi::testing::untyped_params(1), {}};
+const db::Statement kBackendPid{"backend_pid", "select pg_backend_pid()", storeapi::testing::untyped_params(0), {}};
 
 db::PoolOptions options(unsigned connections) {
   db::PoolOptions o;
@@ -164,7 +166,7 @@ TEST(DbPool, AFailingStatementSpoilsOnlyItsOwnSegment) {
 }
 
 TEST(DbPool, ParametersAreCopiedAndNullsPassed) {
-  const db::Statement is_null{"is_null", "select $1::text is null, $2::text", 2};
+  const db::Statement is_null{"is_null", "select $1::text is null, $2::text", storeapi::testing::untyped_params(2), {}};
   std::vector<db::Statement> statements{is_null};
   // The pool outlives the reactor loop: its drivers may still be suspended in it.
   db::Pool pool(options(1), statements);
@@ -319,7 +321,7 @@ TEST(DbPool, ReprepareAndRetryOnceAfterDdlChangesAResultType) {
   admin.exec("create table " + kSchema + ".t (a int)");
   admin.exec("insert into " + kSchema + ".t values (7)");
   std::string sql = "select * from " + kSchema + ".t";
-  const db::Statement select_all{"select_all", sql.c_str(), 0};
+  const db::Statement select_all{"select_all", sql.c_str(), storeapi::testing::untyped_params(0), {}};
   std::vector<db::Statement> statements{select_all};
   // The pool outlives the reactor loop: its drivers may still be suspended in it.
   db::Pool pool(options(1), statements);

@@ -70,5 +70,23 @@ TEST_F(CaFile, AMissingUnreadableOrEmptyFileStopsTheStart) {
   EXPECT_EQ(error_.find('\n'), std::string::npos);
 }
 
+// The SMTP URL's scheme is checked at start (an http:// URL used to be accepted and fail
+// every mail later). The message names the setting but never echoes the URL: it may hold
+// a password.
+TEST_F(CaFile, AnSmtpUrlOfAnotherSchemeStopsTheStart) {
+  for (const char* bad : {"http://mail.example:25", "mail.example:25", "smtp:/x", "smtps:mail.example"}) {
+    setenv("STOREAPI_SMTP_URL", bad, 1);
+    EXPECT_FALSE(load(nullptr)) << bad;
+    EXPECT_EQ(error_, "STOREAPI_SMTP_URL: expected smtp://host:port or smtps://user:password@host:port") << bad;
+  }
+  for (const char* good : {"smtp://127.0.0.1:8025", "smtps://user:secret@mail.example:465"}) {
+    setenv("STOREAPI_SMTP_URL", good, 1);
+    auto config = load(nullptr);
+    ASSERT_TRUE(config) << good << ": " << error_;
+    EXPECT_EQ(config->smtp_url, good);
+  }
+  unsetenv("STOREAPI_SMTP_URL");
+}
+
 }  // namespace
 }  // namespace storeapi::dispatch

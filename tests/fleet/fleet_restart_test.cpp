@@ -2,7 +2,9 @@
 // serve (no 503 for want of a database connection it was still opening); on SIGTERM its
 // /readyz turns 503 at once while it keeps serving for STOREAPI_DRAIN_MS, then it finishes
 // what is in flight and exits 0; a new process started beside the old one on the same
-// port (SO_REUSEPORT) takes over with no refused connection.
+// port with STOREAPI_TAKEOVER=on (SO_REUSEPORT) takes over with no refused connection; one
+// started without it on a busy port says so and exits 1, leaving every connection to the
+// running one (without the check it starts and takes about half of the connections).
 #include <atomic>
 #include <csignal>
 #include <fstream>
@@ -105,7 +107,7 @@ TEST_F(Restart, ANewProcessOnTheSamePortTakesOverWithNoRefusedConnection) {
   EXPECT_TRUE(eventually([&] { return answered > 20; }));
   ProcessOptions options;
   options.env = {{"STOREAPI_DATABASE_URL", db_.url()}, {"STOREAPI_THREADS", "2"}, {"STOREAPI_ACCESS_LOG", "off"},
-                 {"STOREAPI_LISTEN", "127.0.0.1:" + std::to_string(port)}};
+                 {"STOREAPI_LISTEN", "127.0.0.1:" + std::to_string(port)}, {"STOREAPI_TAKEOVER", "on"}};
   ServerProcess successor(options);  // returns once it listens, i.e. once it is ready
   server().signal(SIGTERM);
   EXPECT_EQ(server().wait_exit(std::chrono::seconds(30)), 0) << server().stderr_text();
@@ -115,6 +117,26 @@ TEST_F(Restart, ANewProcessOnTheSamePortTakesOverWithNoRefusedConnection) {
   client.join();
   EXPECT_EQ(failed, 0) << "of " << answered + failed;
   EXPECT_TRUE(successor.running());
+}
+
+TEST_F(Restart, ASecondServerOnABusyPortSaysSoAndStops) {
+  launch_server(2, 2);
+  ASSERT_TRUE(wait_connected());
+  const std::uint16_t port = server().port();
+  ProcessOptions options;
+  options.env = {{"STOREAPI_THREADS", "2"}, {"STOREAPI_ACCESS_LOG", "off"}, {"STOREAPI_METRICS_LISTEN", "off"},
+                 {"STOREAPI_LISTEN", "127.0.0.1:" + std::to_string(port)}};
+  options.wait_for_listening = false;
+  ServerProcess second(options);
+  EXPECT_EQ(second.wait_exit(std::chrono::seconds(30)), 1) << second.stderr_text();
+  EXPECT_NE(second.stderr_text().find("STOREAPI_LISTEN 127.0.0.1:" + std::to_string(port) +
+                                      " is in use (another storeapi, or a second tools/run?)"),
+            std::string::npos)
+      << second.stderr_text();
+  EXPECT_EQ(second.stderr_text().find("listening on"), std::string::npos) << second.stderr_text();
+  // The first server serves on as before.
+  for (int i = 0; i < 20; ++i) EXPECT_EQ(status_of_fresh_request(port, "/healthz"), 200) << "request " << i;
+  EXPECT_TRUE(server().running());
 }
 
 }  // namespace

@@ -146,5 +146,27 @@ TEST_F(Observability, AccessLogDatabaseTimeIsTheRequestsOwnUnits) {
   EXPECT_GT(db_us("/v1/products"), 0);
 }
 
+// /metrics asked on the API port: a 404 that says where metrics are, with no key needed
+// (it used to be 401 missing_api_key, as if metrics needed a key).
+TEST_F(Observability, MetricsOnTheApiPortIsNotFoundWithAHint) {
+  for (const Headers& headers : {Headers{}, bearer("sk_live_" + std::string(32, 'x'))}) {
+    auto r = get("/metrics", headers);
+    EXPECT_EQ(r.status, 404) << r.body;
+    EXPECT_NE(r.body.find(R"("code":"route_not_found")"), std::string::npos) << r.body;
+    EXPECT_NE(r.body.find("STOREAPI_METRICS_LISTEN"), std::string::npos) << r.body;
+    EXPECT_NE(r.body.find(R"("request_id":")" + r.header("request-id").value_or("?") + '"'), std::string::npos) << r.body;
+  }
+}
+
+// Each core says on /metrics whether its thread is pinned to its CPU (here, where nothing
+// forbids it: all of them; tests/unit_syscalls_test.sh shows 0 and the log line when
+// sched_setaffinity is refused).
+TEST_F(Observability, EachCoreReportsWhetherItIsPinned) {
+  const std::string exposition = scrape(server().metrics_port());
+  EXPECT_EQ(value_of(exposition, R"(storeapi_core_pinned{core="0"})"), 1) << exposition;
+  EXPECT_EQ(value_of(exposition, R"(storeapi_core_pinned{core="1"})"), 1) << exposition;
+  EXPECT_EQ(server().stderr_text().find("runs unpinned"), std::string::npos) << server().stderr_text();
+}
+
 }  // namespace
 }  // namespace storeapi::testing

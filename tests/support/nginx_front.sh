@@ -18,6 +18,8 @@ start_nginx_front() {
     echo "nginx front: a placeholder is left in the configuration" >&2
     return 1
   fi
+  # The worker (not root) keeps request bodies over its buffer in WORK_DIR/body.
+  chmod 711 "$work"
   cat >"$work/nginx.conf" <<NGINX
 worker_processes 1;
 pid $work/nginx.pid;

@@ -1,5 +1,5 @@
--- Issue 11, the write half: what three helpers of every write cost per call, before and
--- after (bench/RESULTS.md, "Write helpers"). Standalone: run it in any scratch database
+-- What three helpers of every write cost per call, before and
+-- after (bench/RESULTS.md, "Writes: the same bytes, built once"). Standalone: run it in any scratch database
 -- (it makes and drops schema m), then time m.run_now / m.run_ev / m.run_prev for 'old' and 'new',
 -- alternating, e.g.
 --   for r in 1 2 3; do for k in old new; do

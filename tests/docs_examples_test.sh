@@ -1,0 +1,163 @@
+#!/usr/bin/env bash
+# The README's examples, run as a new user would run them, from the blocks marked
+# `<!-- example: NAME` (so an edit to the README is what gets tested):
+#   quickstart  `tools/run` against a database cluster of its own (a first run: created,
+#               migrated, seeded), then the curl line it prints answers the store; a
+#               second `tools/run` on the same address says so and stops, and the first
+#               one's key still works (it used to be revoked, and the port shared);
+#   tour        the API tour, twice (it must be re-runnable), with only BASE and KEY set
+#               to what tools/run printed (the ids come from the tour's own commands):
+#               every request answers 2xx with a JSON body, every list is non-empty, the
+#               second page of the cursor example is reached;
+#   nodes       "Running several nodes": two nodes on one host with the documented
+#               settings (each its own metrics port; a second node used to fail on
+#               9464), both serving and scraped. Stand-ins, as a shared machine needs:
+#               `...` is the demo database's URL, every 127.0.0.1:PORT a free port (the
+#               Redis one served by a redis-server of this test), the line marked
+#               optional (standbys at made-up addresses) left out, build/ the build under
+#               test.
+#   tests/docs_examples_test.sh BUILD_DIR
+set -euo pipefail
+build=$(cd "$1" && pwd)
+source_root=$(cd "$(dirname "$0")/.." && pwd)
+work=$(mktemp -d)
+chmod 755 "$work"  # tools/dev-db runs PostgreSQL as the postgres user when root
+export STOREAPI_DEV_DIR=$work/dev STOREAPI_BUILD_DIR=$build
+unset STOREAPI_DATABASE_URL STOREAPI_LISTEN STOREAPI_METRICS_LISTEN
+# tools/run, the nodes and Redis each run in a process group of their own (setsid), so
+# that what they start (the server and dispatcher, the nodes) is stopped with them.
+groups=()
+cleanup() {
+  set +e
+  for group in "${groups[@]}"; do kill -TERM -- "-$group" 2>/dev/null; done
+  for group in "${groups[@]}"; do
+    for _ in $(seq 100); do kill -0 -- "-$group" 2>/dev/null || break; sleep 0.1; done
+    kill -KILL -- "-$group" 2>/dev/null
+  done
+  "$source_root/tools/dev-db" stop >/dev/null 2>&1
+  rm -rf "$work"
+}
+trap cleanup EXIT
+fail() {
+  echo "docs examples test: $*" >&2
+  for f in "$work"/*.err; do [[ -f $f ]] && { echo "--- $f"; tail -15 "$f"; } >&2; done
+  exit 1
+}
+wait_for() {
+  for _ in $(seq 600); do "$@" && return 0; sleep 0.1; done
+  return 1
+}
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+# The fenced block after the README line `<!-- example: NAME`.
+example() {
+  awk -v name="$1" '$0 ~ "^<!-- example: " name "[ >]" { on = 1; next } on && /^```/ && !inside { inside = 1; next }
+                    inside && /^```/ { exit } inside { print }' "$source_root/README.md"
+}
+
+# --- quickstart
+quickstart=$(example quickstart)
+grep -qx 'tools/run .*' <<<"$quickstart" || fail "the quick start block has no tools/run line"
+port=$(free_port)
+cd "$source_root"
+STOREAPI_LISTEN=127.0.0.1:$port setsid tools/run >"$work/run.out" 2>"$work/run.err" &
+groups+=($!)
+wait_for grep -q "listening on 127.0.0.1:$port" "$work/run.err" || fail "tools/run did not start a server on $port"
+key=$(sed -n 's/^  api key   \(sk_live_[A-Za-z0-9]*\)$/\1/p' "$work/run.out")
+[[ -n $key ]] || fail "tools/run printed no key: $(cat "$work/run.out")"
+curl_line=$(sed -n 's/^  \(curl .*\)$/\1/p' "$work/run.out")
+answer=$(eval "$curl_line -sS --max-time 10")
+grep -q '"object":"store"' <<<"$answer" || fail "tools/run's curl line: $answer"
+if STOREAPI_LISTEN=127.0.0.1:$port tools/run >"$work/second.out" 2>"$work/second.err"; then
+  fail "a second tools/run on the same address did not stop"
+fi
+grep -q "127.0.0.1:$port is in use (another tools/run?)" "$work/second.err" ||
+  fail "the second tools/run did not say why it stopped: $(cat "$work/second.err")"
+answer=$(eval "$curl_line -sS --max-time 10")
+grep -q '"object":"store"' <<<"$answer" || fail "the first tools/run's key stopped working: $answer"
+echo "docs examples test: quick start: tools/run serves, its curl line answers, a second one stops"
+
+# --- tour
+tour=$(example tour)
+grep -q '^BASE=http://127.0.0.1:8080 KEY=sk_live_\.\.\.' <<<"$tour" || fail "the tour does not start with BASE=... KEY=..."
+tour=$(sed "1s|^BASE=http://127.0.0.1:8080 KEY=sk_live_\.\.\.|BASE=http://127.0.0.1:$port KEY=$key|" <<<"$tour")
+records=$work/records
+mkdir -p "$records"
+# Every curl of the tour leaves its arguments, status and body in $records.
+# No pipefail: a reader's shell has none, and the tour pipes into head.
+cat >"$work/tour.sh" <<EOF
+set -eu
+curl() {
+  local record=$records/\$(date +%s%N)
+  printf '%s\n' "\$*" >"\$record.args"
+  command curl "\$@" --max-time 10 -o "\$record.body" -w '%{http_code}' >"\$record.status"
+  cat "\$record.body"
+}
+$tour
+EOF
+for run in 1 2; do
+  rm -f "$records"/*
+  bash "$work/tour.sh" >"$work/tour.out" 2>"$work/tour.err" || fail "tour run $run failed: $(tail -3 "$work/tour.err")"
+  python3 - "$records" "$run" <<'PY' || fail "tour run $run: an answer is not what the tour promises"
+import json, pathlib, sys
+records, run = pathlib.Path(sys.argv[1]), sys.argv[2]
+problems, pages = [], 0
+for status_file in sorted(records.glob("*.status")):
+    args = status_file.with_suffix(".args").read_text().strip()
+    status = status_file.read_text().strip()
+    body = status_file.with_suffix(".body").read_text()
+    if not status.startswith("2"):
+        problems.append(f"{status} for curl {args}: {body[:300]}")
+        continue
+    try:
+        doc = json.loads(body)
+    except ValueError:
+        problems.append(f"not JSON for curl {args}: {body[:200]}")
+        continue
+    if not doc:
+        problems.append(f"empty answer for curl {args}")
+    if doc.get("object") == "list":
+        if not doc.get("data"):
+            problems.append(f"an empty list for curl {args}")
+        if "cursor=" in args:
+            pages += 1
+if pages == 0:
+    problems.append("no request followed a next_cursor")
+for p in problems:
+    print(f"tour run {run}: {p}", file=sys.stderr)
+print(f"docs examples test: tour run {run}: {len(list(records.glob('*.status')))} requests, every answer as promised")
+sys.exit(1 if problems else 0)
+PY
+done
+
+# --- nodes
+nodes=$(example nodes)
+grep -q 'build/storeapi &$' <<<"$nodes" || fail "the nodes example starts no build/storeapi"
+nodes=$(grep -v '# optional' <<<"$nodes")
+for address in $(grep -o '127\.0\.0\.1:[0-9]*' <<<"$nodes" | sort -u); do
+  free=$(free_port)
+  [[ $nodes == *"redis://$address"* ]] && redis_port=$free
+  nodes=${nodes//$address/127.0.0.1:$free}
+done
+database_url=$("$source_root/tools/dev-db" url)
+nodes=$(sed -e "s|STOREAPI_DATABASE_URL=\.\.\.|STOREAPI_DATABASE_URL=$database_url|" -e "s|build/storeapi|$build/storeapi|" <<<"$nodes")
+[[ -n ${redis_port:-} ]] || fail "the nodes example sets no Redis"
+setsid redis-server --port "$redis_port" --bind 127.0.0.1 --save '' --appendonly no >"$work/redis.log" 2>&1 &
+groups+=($!)
+wait_for redis-cli -p "$redis_port" ping >/dev/null 2>&1 || fail "redis-server did not start"
+printf '%s\nwait\n' "$nodes" >"$work/nodes.sh"
+setsid bash "$work/nodes.sh" >"$work/nodes.out" 2>"$work/nodes.err" &
+groups+=($!)
+both_listening() { [[ $(grep -c 'listening on' "$work/nodes.err") -eq 2 ]]; }
+wait_for both_listening ||
+  fail "the two nodes did not both start: $(grep -v '^{' "$work/nodes.err" | tail -5)"
+for node_port in $(sed -n 's/.*listening on 127\.0\.0\.1:\([0-9]*\).*/\1/p' "$work/nodes.err"); do
+  answer=$(curl -sS --max-time 10 -H "Authorization: Bearer $key" "http://127.0.0.1:$node_port/v1/store")
+  grep -q '"object":"store"' <<<"$answer" || fail "node on $node_port: $answer"
+done
+for metrics_port in $(sed -n 's/.*metrics on 127\.0\.0\.1:\([0-9]*\).*/\1/p' "$work/nodes.err"); do
+  scrape=$(curl -sS --max-time 10 "http://127.0.0.1:$metrics_port/metrics")
+  grep -q '^storeapi_build_info' <<<"$scrape" || fail "no metrics on $metrics_port: $(head -c 300 <<<"$scrape")"
+done
+[[ $(grep -c 'metrics on' "$work/nodes.err") -eq 2 ]] || fail "the two nodes do not both serve /metrics"
+[[ $(pgrep -g "${groups[-1]}" -x storeapi | wc -l) -eq 2 ]] || fail "the nodes example did not start two servers"
+echo "docs examples test: two nodes on one host with the documented settings serve the API and their metrics"

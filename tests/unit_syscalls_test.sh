@@ -1,0 +1,139 @@
+#!/usr/bin/env bash
+# The shipped units' system-call filters against the calls the binaries make. CI has no
+# systemd as PID 1 to run them under the real filter, so this is checked instead: each
+# unit's SystemCallFilter= lines are evaluated as systemd does (the first, an allow list,
+# sets the default; each later line adds its calls, or with ~ removes them; groups
+# expanded by `systemd-analyze syscall-filter`), and every call `strace -f -c` sees the
+# binary make — from exec through start, a few requests (a key lookup, a scrape) and a
+# SIGTERM drain — must be allowed. Before sched_setaffinity was allowed again, the
+# server's unit failed here (its `~@resources` took it away, and with it the pinning).
+# Then the pinning's failure path, with strace injecting EPERM into sched_setaffinity as
+# such a filter would: the server logs that each core runs unpinned and /metrics says
+# storeapi_core_pinned 0 for each (it used to ignore the failure).
+#   tests/unit_syscalls_test.sh BUILD_DIR     (STOREAPI_TEST_DATABASE_URL: from tools/test)
+set -euo pipefail
+build=$(cd "$1" && pwd)
+fail() { echo "unit syscalls test: $*" >&2; exit 1; }
+command -v strace >/dev/null || { echo "unit syscalls test: skipped, strace is not installed"; exit 77; }
+[[ -n ${STOREAPI_TEST_DATABASE_URL:-} ]] || fail "STOREAPI_TEST_DATABASE_URL is not set (run through tools/test)"
+# A sanitizer's runtime makes calls of its own that the shipped (plain) binaries never make.
+sanitize=$(meson introspect "$build" --buildoptions |
+           python3 -c 'import json,sys; print(next(o["value"] for o in json.load(sys.stdin) if o["name"] == "b_sanitize"))')
+[[ $sanitize == none ]] || { echo "unit syscalls test: skipped in a $sanitize build (it checks the plain binaries)"; exit 77; }
+work=$(mktemp -d)
+traced_pids=() children=()
+# The traced binaries first: strace ends with them (a signalled strace would only detach).
+cleanup() {
+  set +e
+  for pid in "${children[@]}"; do kill -TERM "$pid" 2>/dev/null; done
+  for pid in "${traced_pids[@]}"; do wait "$pid" 2>/dev/null; done
+  rm -rf "$work"
+}
+trap cleanup EXIT
+wait_for() {
+  for _ in $(seq 300); do "$@" && return 0; sleep 0.1; done
+  return 1
+}
+
+# The calls a unit's SystemCallFilter= lines allow, one per line.
+allowed_by() {
+  python3 - "$1" <<'PY'
+import re, subprocess, sys
+
+def expand(name):
+    if not name.startswith("@"):
+        return {name}
+    out = subprocess.run(["systemd-analyze", "syscall-filter", "--no-pager", name],
+                         check=True, capture_output=True, text=True).stdout
+    calls = set()
+    for line in out.splitlines()[1:]:
+        word = line.strip()
+        if word and not word.startswith("#"):
+            calls |= expand(word)
+    return calls
+
+allowed = None
+for line in open(sys.argv[1]):
+    m = re.match(r"SystemCallFilter=(~?)(.*)", line.strip())
+    if not m:
+        continue
+    deny, names = m.group(1) == "~", m.group(2).split()
+    calls = set().union(*(expand(n) for n in names))
+    if allowed is None:
+        if deny:
+            sys.exit("a unit whose first SystemCallFilter= is a deny list: not what this test evaluates")
+        allowed = calls
+    elif deny:
+        allowed -= calls
+    else:
+        allowed |= calls
+print("\n".join(sorted(allowed or ())))
+PY
+}
+
+# Starts `strace ARGS -- BINARY` with the settings in "$@" set; sets $traced (strace's pid),
+# $child (the binary's) and $err (its stderr file).
+start_traced() {
+  local name=$1 binary=$2; shift 2
+  local -a strace_args=()
+  while [[ $1 != -- ]]; do strace_args+=("$1"); shift; done
+  shift
+  err=$work/$name.err
+  env "$@" strace -f "${strace_args[@]}" -- "$build/$binary" >"$work/$name.out" 2>"$err" &
+  traced=$!
+  traced_pids+=("$traced")
+  wait_for pgrep -P "$traced" >/dev/null || fail "$binary did not start under strace"
+  child=$(pgrep -P "$traced")
+  children+=("$child")
+}
+metrics_port() { sed -n 's/.*metrics on 127\.0\.0\.1:\([0-9]*\).*/\1/p' "$1" | head -1; }
+
+server_settings=(STOREAPI_DATABASE_URL="$STOREAPI_TEST_DATABASE_URL" STOREAPI_LISTEN=127.0.0.1:0
+                 STOREAPI_METRICS_LISTEN=127.0.0.1:0 STOREAPI_THREADS=2 STOREAPI_ACCESS_LOG=json)
+
+# The server: start, requests, scrape, SIGTERM.
+start_traced server storeapi -c -o "$work/server.calls" -- "${server_settings[@]}"
+wait_for grep -q "listening on" "$err" || fail "storeapi did not start: $(cat "$err")"
+port=$(sed -n 's/.*listening on 127\.0\.0\.1:\([0-9]*\).*/\1/p' "$err")
+curl -sS -o /dev/null "http://127.0.0.1:$port/healthz"
+curl -sS -o /dev/null -H "Authorization: Bearer sk_live_$(printf 'x%.0s' {1..32})" "http://127.0.0.1:$port/v1/store"
+curl -sS -o /dev/null "http://127.0.0.1:$(metrics_port "$err")/metrics"
+kill -TERM "$child"
+wait "$traced" || fail "storeapi under strace did not exit 0: $(cat "$err")"
+
+# The dispatcher: start (its LISTEN connection and first poll), scrape, SIGTERM.
+start_traced dispatch storeapi-dispatch -c -o "$work/dispatch.calls" -- \
+  STOREAPI_DATABASE_URL="$STOREAPI_TEST_DATABASE_URL" STOREAPI_DISPATCH_METRICS_LISTEN=127.0.0.1:0
+wait_for grep -q "metrics on" "$err" || fail "storeapi-dispatch did not start: $(cat "$err")"
+curl -sS -o /dev/null "http://127.0.0.1:$(metrics_port "$err")/metrics"
+kill -TERM "$child"
+wait "$traced" || fail "storeapi-dispatch under strace did not exit 0: $(cat "$err")"
+
+for pair in storeapi:server storeapi-dispatch:dispatch; do
+  unit=${pair%%:*}.service calls=$work/${pair#*:}.calls
+  allowed_by "$build/dist/$unit" >"$work/allowed"
+  [[ -s $work/allowed ]] || fail "$unit has no SystemCallFilter="
+  # strace -c's table: the call's name is the last column of each row between the rules.
+  awk '/^-----/ { rules++; next } rules == 1 && NF { print $NF }' "$calls" | sort -u >"$work/used"
+  [[ -s $work/used ]] || fail "strace counted no calls for $unit"
+  denied=$(comm -23 "$work/used" "$work/allowed")
+  [[ -z $denied ]] || fail "$unit's SystemCallFilter= refuses what ${pair%%:*} calls: $(echo $denied)"
+  echo "unit syscalls test: $unit allows all $(wc -l <"$work/used") calls ${pair%%:*} made"
+done
+
+# Pinning refused, as a filter without sched_setaffinity refuses it.
+start_traced unpinned storeapi -qq -o /dev/null -e trace=sched_setaffinity -e inject=sched_setaffinity:error=EPERM -- \
+  "${server_settings[@]}"
+wait_for grep -q "listening on" "$err" || fail "storeapi did not start without pinning: $(cat "$err")"
+for core in 0 1; do
+  grep -q "storeapi: core $core runs unpinned: pinning it to CPU [0-9]* failed: Operation not permitted" "$err" ||
+    fail "no log line for core $core's failed pinning: $(cat "$err")"
+done
+scrape=$(curl -sS "http://127.0.0.1:$(metrics_port "$err")/metrics")
+for core in 0 1; do
+  grep -qx "storeapi_core_pinned{core=\"$core\"} 0" <<<"$scrape" ||
+    fail "/metrics does not say core $core is unpinned: $(grep storeapi_core_pinned <<<"$scrape")"
+done
+kill -TERM "$child"
+wait "$traced" || fail "the unpinned storeapi did not exit 0"
+echo "unit syscalls test: a refused sched_setaffinity is logged and exported per core"
