@@ -121,7 +121,7 @@ int main(int argc, char** argv) {
   testing::WebhookReceiver receiver;
   {
     pqxx::work work(*conn);
-    admin::add_webhook(work, store, receiver.url(), std::nullopt);
+    admin::add_webhook(work, store, receiver.url(), std::nullopt, testing::loopback_destinations());
     work.commit();
   }
   conn->prepare("emit", kEmit);

@@ -13,6 +13,7 @@
 #include "admin/stores.hpp"
 #include "admin/validate.hpp"
 #include "admin/webhook_deliveries.hpp"
+#include "admin/webhook_destination.hpp"
 #include "admin/webhooks.hpp"
 
 #include <optional>
@@ -111,7 +112,7 @@ void cmd_stock_history(JsonWriter& json, pqxx::connection& conn, const Flags& f)
 
 void cmd_webhook_add(JsonWriter& json, pqxx::connection& conn, const Flags& f) {
   in_transaction(conn, [&](pqxx::work& w) {
-    NewWebhook hook = add_webhook(w, f.get("store"), f.get("url"), f.find("events"));
+    NewWebhook hook = add_webhook(w, f.get("store"), f.get("url"), f.find("events"), webhook_destinations());
     write_webhook(json, w, hook.id, hook.secret);
   });
 }
@@ -221,6 +222,7 @@ int run(std::span<const std::string> args, std::ostream& out, std::ostream& err)
     FlagSpec spec = command->flags;
     spec.optional.push_back("database-url");
     Flags flags(args.subspan(words), spec);
+    webhook_destinations();  // a malformed setting stops every command, as it stops the dispatcher
     auto conn = connect(database_url(flags.find("database-url")));
     std::optional<ServerConfirmations> confirmations;
     if (command->waits_for_servers) confirmations.emplace(*conn);

@@ -3,14 +3,50 @@
 #include "admin/errors.hpp"
 #include "common/time.hpp"
 
+#include <libpq-fe.h>
+
 #include <cstdlib>
+#include <memory>
+#include <string_view>
 
 namespace storeapi::admin {
 
+namespace {
+
+// Whether libpq's own parser finds a password in `conninfo` (URL or key=value form).
+bool has_password(const std::string& conninfo) {
+  char* parse_error = nullptr;
+  std::unique_ptr<PQconninfoOption, void (*)(PQconninfoOption*)> options(
+      PQconninfoParse(conninfo.c_str(), &parse_error), &PQconninfoFree);
+  // libpq's message may quote the text, password and all: it is not repeated.
+  if (parse_error) PQfreemem(parse_error);
+  if (!options) throw UsageError("--database-url is not a libpq connection string or URL");
+  for (const PQconninfoOption* o = options.get(); o->keyword; ++o)
+    if (std::string_view(o->keyword) == "password" && o->val && *o->val) return true;
+  return false;
+}
+
+// Variables by which libpq finds a database with no connection string at all.
+bool libpq_environment_names_a_database() {
+  for (const char* name : {"PGSERVICE", "PGHOST", "PGHOSTADDR", "PGDATABASE"})
+    if (const char* v = std::getenv(name); v && *v) return true;
+  return false;
+}
+
+}  // namespace
+
 std::string database_url(const std::optional<std::string>& flag) {
-  if (flag) return *flag;
+  if (flag) {
+    // A command line is readable by every local user (/proc/PID/cmdline, ps).
+    if (has_password(*flag))
+      throw UsageError("--database-url must not carry a password (every local user can read a command line): "
+                       "put it in STOREAPI_DATABASE_URL, a password file (PGPASSFILE, ~/.pgpass) or a service "
+                       "file (PGSERVICE)");
+    return *flag;
+  }
   if (const char* env = std::getenv("STOREAPI_DATABASE_URL"); env && *env) return env;
-  throw UsageError("no database: set STOREAPI_DATABASE_URL or pass --database-url");
+  if (libpq_environment_names_a_database()) return "";
+  throw UsageError("no database: set STOREAPI_DATABASE_URL (or libpq's PGSERVICE or PGHOST) or pass --database-url");
 }
 
 std::unique_ptr<pqxx::connection> connect(const std::string& url) {

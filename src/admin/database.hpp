@@ -10,8 +10,10 @@
 
 namespace storeapi::admin {
 
-// The database URL: the --database-url flag if given, else STOREAPI_DATABASE_URL.
-// Throws UsageError when neither is set.
+// The database URL: the --database-url flag if given (UsageError when it carries a
+// password), else STOREAPI_DATABASE_URL, else "" when libpq's own variables name a
+// database (PGSERVICE, PGHOST, ...: libpq then reads them and its service and password
+// files). Throws UsageError when none of these is set.
 std::string database_url(const std::optional<std::string>& flag);
 
 // A connection whose session time zone is UTC, so timestamps read back as "...+00".

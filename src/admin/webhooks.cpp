@@ -4,6 +4,7 @@
 #include "admin/errors.hpp"
 #include "admin/stores.hpp"
 #include "admin/validate.hpp"
+#include "admin/webhook_destination.hpp"
 #include "common/crypto.hpp"
 #include "common/uuid.hpp"
 
@@ -79,8 +80,9 @@ std::pair<std::string, bool> lock_webhook(pqxx::work& work, const std::string& w
 }  // namespace
 
 NewWebhook add_webhook(pqxx::work& work, const std::string& store_id, const std::string& url,
-                       const std::optional<std::string>& events) {
+                       const std::optional<std::string>& events, const net::DestinationPolicy& destinations) {
   check_url(url, "url");
+  check_webhook_destination(url, destinations);
   std::optional<std::string> types;
   if (events) types = text_array_literal(parse_event_types(*events));
   require_store(work, store_id);

@@ -3,6 +3,7 @@
 // enabling, rotating the secret. Secrets are stored as they are: the dispatcher signs
 // with them.
 #include "admin/json.hpp"
+#include "common/ip_networks.hpp"
 
 #include <pqxx/pqxx>
 
@@ -18,9 +19,9 @@ struct NewWebhook {
 
 // `events`: comma-separated event types the endpoint receives; nullopt = all of them.
 // UsageError unless `url` is an http(s) URL and every type is known; CommandError for an
-// unknown store.
+// unknown store or a destination `destinations` refuses (admin/webhook_destination.hpp).
 NewWebhook add_webhook(pqxx::work& work, const std::string& store_id, const std::string& url,
-                       const std::optional<std::string>& events);
+                       const std::optional<std::string>& events, const net::DestinationPolicy& destinations);
 
 // The endpoint as the admin tool prints it; `secret` is added when given (add, rotate).
 void write_webhook(JsonWriter& json, pqxx::work& work, const std::string& webhook_id,

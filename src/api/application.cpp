@@ -171,13 +171,10 @@ void Application::handle_keyless(const http::Request& req, http::Response& res, 
 }
 
 runtime::task<void> Application::handle_v1(const http::Request& req, http::Response& res, const Match& match) {
-  const auto auth_started = stage_timing::now_if_enabled();
+  stage_timing::Timer auth_timer(stage_timing::Stage::auth);
   auth::AuthResult auth = co_await authenticator_.authenticate(authorization(req));
   res.tally.key_lookup = auth.lookup_time;
-  if (stage_timing::enabled()) {
-    res.tally.auth = stage_timing::Clock::now() - auth_started;
-    stage_timing::record(stage_timing::Stage::auth, res.tally.auth);
-  }
+  res.tally.auth = auth_timer.stop();
   if (auth.status != auth::AuthStatus::ok && auth.status != auth::AuthStatus::rate_limited) {
     fail(res, req.request_id, *auth_error(auth.status));
     co_return;

@@ -10,7 +10,7 @@ runtime::task<db::Outcome> run_unit(Context& ctx, db::Unit& unit) {
   ReadRouter& router = ctx.services.read_router;
   const bool reads = ctx.req.method == http::Method::get || ctx.req.method == http::Method::head;
   const db::Outcome outcome = reads ? co_await router.read(unit, ctx.caller) : co_await router.write(unit, ctx.caller);
-  ctx.res.tally.db += unit.database_time;
+  ctx.res.tally.db += unit.database_time();
   co_return outcome;
 }
 

@@ -53,8 +53,8 @@ struct Config {
   // serve, SO_REUSEPORT) to replace it; off: a port in use stops the start.
   bool takeover = false;
 
-  // Reads the environment; on a bad value returns nullopt and sets `error` to one line.
-  static std::optional<Config> from_env(std::string& error);
+  // Reads the environment; a bad value throws env::SettingError (one line naming it).
+  static Config from_env();
 };
 
 }  // namespace storeapi::app

@@ -15,6 +15,7 @@
 #include "api/application.hpp"
 #include "app/config.hpp"
 #include "app/open_files.hpp"
+#include "common/env.hpp"
 #include "common/service_notify.hpp"
 #include "auth/invalidation.hpp"
 #include "auth/rate_limiter.hpp"
@@ -70,88 +71,127 @@ sigset_t shutdown_signals() {
   return set;
 }
 
-}  // namespace
+// --- start-up steps, in the order main() runs them. Each throws on failure
+// (docs/ARCHITECTURE.md, "Errors"): env::SettingError for a setting (exit 2), another
+// exception for anything else (exit 1), its message one line. ---
 
-int main() {
-  std::string error;
-  auto config = app::Config::from_env(error);
-  if (!config) {
-    std::fprintf(stderr, "storeapi: %s\n", error.c_str());
-    return 2;
-  }
-  std::string notice;
-  if (auto refused = app::fit_open_file_limit(*config, notice)) {
-    std::fprintf(stderr, "storeapi: %s\n", refused->c_str());
-    return 2;
-  }
+// The configuration from the environment, the connection cap fitted to the open-file limit.
+app::Config configure() {
+  app::Config config = app::Config::from_env();
+  const std::string notice = app::fit_open_file_limit(config);
   if (!notice.empty()) std::fprintf(stderr, "storeapi: %s\n", notice.c_str());
-  // Before anything starts: a kernel or seccomp filter without io_uring would otherwise
-  // surface as a bare "Operation not permitted" from the first core.
-  if (std::optional<std::string> problem = runtime::check_uring_support()) {
-    std::fprintf(stderr, "storeapi: cannot start: %s\n", problem->c_str());
-    return 1;
+  return config;
+}
+
+// What must be there before anything starts: io_uring (a kernel or seccomp filter without
+// it would otherwise surface as a bare "Operation not permitted" from the first core),
+// Redis and the standbys when configured.
+void check_surroundings(const app::Config& config) {
+  try {
+    runtime::check_uring_support();
+  } catch (const std::runtime_error& e) {
+    throw std::runtime_error(std::string("cannot start: ") + e.what());
   }
-  if (config->redis && !redis::probe(*config->redis, std::chrono::seconds(2), error)) {
-    std::fprintf(stderr, "storeapi: STOREAPI_REDIS_URL: %s\n", error.c_str());
-    return 1;
+  try {
+    if (config.redis) redis::probe(*config.redis, std::chrono::seconds(2));
+  } catch (const std::runtime_error& e) {
+    throw std::runtime_error(std::string("STOREAPI_REDIS_URL: ") + e.what());
   }
-  for (std::size_t i = 0; i < config->replica_urls.size(); ++i) {
-    if (!db::probe_standby(config->replica_urls[i], std::chrono::seconds(2), error)) {
-      std::fprintf(stderr, "storeapi: STOREAPI_REPLICA_URLS (standby %zu): %s\n", i + 1, error.c_str());
-      return 1;
+  for (std::size_t i = 0; i < config.replica_urls.size(); ++i) {
+    try {
+      db::probe_standby(config.replica_urls[i], std::chrono::seconds(2));
+    } catch (const std::runtime_error& e) {
+      throw std::runtime_error("STOREAPI_REPLICA_URLS (standby " + std::to_string(i + 1) + "): " + e.what());
     }
   }
+}
+
+http::ServerOptions server_options_of(const app::Config& config) {
+  http::ServerOptions options;
+  options.routes = api::route_labels();
+  options.request_timeout = config.request_timeout;
+  options.idle_timeout = config.idle_timeout;
+  options.access_log = config.access_log;
+  options.trusted_proxy = config.trusted_proxy;
+  return options;
+}
+
+api::Settings api_settings_of(const app::Config& config) {
+  return api::Settings{
+      .database_url = config.database_url,
+      .db_conns_per_thread = config.db_conns_per_thread,
+      .db_timeout = config.db_timeout,
+      .cursor_secret = config.secret,
+      .redis = config.redis,
+      .redis_timeout = config.redis_timeout,
+      .replica_urls = config.replica_urls,
+      .replica_poll = config.replica_poll,
+  };
+}
+
+// The metrics every process has, and stage timing when on: before the cores start (they
+// only read them).
+metrics::Registry& register_metrics(const app::Config& config) {
+  metrics::Registry& registry = metrics::Registry::process();
+  registry.set_cores(config.threads);
+  // Registers storeapi_request_stage_seconds when on.
+  stage_timing::enable(config.stage_timing, registry);
+  metrics::add_process_metrics(registry, "storeapi_build_info");
+  return registry;
+}
+
+// Waits for SIGTERM or SIGINT (blocked on every thread: taken here only).
+int wait_for_shutdown_signal(const sigset_t& signals) {
+  int sig = 0;
+  sigwait(&signals, &sig);
+  return sig;
+}
+
+// Not ready any more, still serving: the load balancer's health checks see 503 and send
+// new requests elsewhere before the listeners close; then each core drains its
+// connections. In-flight requests get a grace period; past it the cores stop regardless,
+// still exiting 0 since the shutdown was asked for.
+void drain_and_stop(runtime::Cores& cores, std::vector<CoreState>& cores_state, const app::Config& config) {
+  cores.post_all([&](runtime::Reactor& reactor) { cores_state[reactor.index()].application->begin_draining(); });
+  std::this_thread::sleep_for(config.drain);
+  cores.post_all([&](runtime::Reactor& reactor) {
+    cores_state[reactor.index()].server->drain([&reactor] { reactor.stop(); });
+  });
+  auto joined = std::async(std::launch::async, [&] { cores.join(); });
+  if (joined.wait_for(config.shutdown_grace) == std::future_status::timeout) {
+    std::fprintf(stderr, "storeapi: grace period over, stopping with requests in flight\n");
+    cores.post_all([](runtime::Reactor& reactor) { reactor.stop(); });
+    joined.wait();
+  }
+}
+
+// The server from its configuration to its exit: the cores, the LISTEN loop and the
+// metrics listener started, serving until a shutdown signal, then drained.
+int serve(const app::Config& config) {
+  check_surroundings(config);
   // Signals are taken by sigwait() on the main thread only; every core inherits the mask.
   sigset_t signals = shutdown_signals();
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
   std::signal(SIGPIPE, SIG_IGN);
 
-  int first_listener = -1;
-  try {
-    // Every core's listener shares the port (SO_REUSEPORT), which would also let a second
-    // server started by mistake on a busy port take half of its connections: only a
-    // takeover asked for joins a port another process listens on.
-    if (!config->takeover && runtime::port_taken(config->listen)) {
-      std::fprintf(stderr,
-                   "storeapi: STOREAPI_LISTEN %s:%u is in use (another storeapi, or a second tools/run?): choose "
-                   "another port, or set STOREAPI_TAKEOVER=on to start beside the running server and replace it "
-                   "(README \"Running several nodes\")\n",
-                   config->listen.host.c_str(), config->listen.port);
-      return 1;
-    }
-    first_listener = runtime::bind_tcp(config->listen);
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "storeapi: %s\n", e.what());
-    return 1;
-  }
-  runtime::ListenAddress bound = config->listen;
+  // Every core's listener shares the port (SO_REUSEPORT), which would also let a second
+  // server started by mistake on a busy port take half of its connections: only a
+  // takeover asked for joins a port another process listens on.
+  if (!config.takeover && runtime::port_taken(config.listen))
+    throw std::runtime_error("STOREAPI_LISTEN " + config.listen.host + ":" + std::to_string(config.listen.port) +
+                             " is in use (another storeapi, or a second tools/run?): choose another port, or set "
+                             "STOREAPI_TAKEOVER=on to start beside the running server and replace it "
+                             "(README \"Running several nodes\")");
+  const int first_listener = runtime::bind_tcp(config.listen);
+  runtime::ListenAddress bound = config.listen;
   bound.port = runtime::local_port(first_listener);  // port 0 resolves once, for every core
 
-  http::ServerOptions server_options;
-  server_options.routes = api::route_labels();
-  server_options.request_timeout = config->request_timeout;
-  server_options.idle_timeout = config->idle_timeout;
-  server_options.access_log = config->access_log;
-  server_options.trusted_proxy = config->trusted_proxy;
-  metrics::Registry& registry = metrics::Registry::process();
-  registry.set_cores(config->threads);
-  // Before the cores start (they only read it); registers storeapi_request_stage_seconds when on.
-  stage_timing::enable(config->stage_timing, registry);
-  metrics::add_process_metrics(registry, "storeapi_build_info");
-
-  const api::Settings api_settings{
-      .database_url = config->database_url,
-      .db_conns_per_thread = config->db_conns_per_thread,
-      .db_timeout = config->db_timeout,
-      .cursor_secret = config->secret,
-      .redis = config->redis,
-      .redis_timeout = config->redis_timeout,
-      .replica_urls = config->replica_urls,
-      .replica_poll = config->replica_poll,
-  };
+  const http::ServerOptions server_options = server_options_of(config);
+  metrics::Registry& registry = register_metrics(config);
+  const api::Settings api_settings = api_settings_of(config);
   auth::RateLimiter rate_limiter;  // shared by every core: the limit is per store, exact
   db::WritePositions write_positions;  // likewise: a write on one core, a read on another
-  std::vector<CoreState> cores_state(config->threads);
+  std::vector<CoreState> cores_state(config.threads);
   std::unique_ptr<runtime::Cores> cores;
   // Published once the cores run; read by the scraping thread.
   std::atomic<const runtime::Cores*> scraped_cores{nullptr};
@@ -164,9 +204,9 @@ int main() {
   // One LISTEN connection, on core 0, fans invalidations out to every core's key cache;
   // the core that applies one last confirms it (auth/invalidation.hpp). Started once the
   // cores run.
-  db::Listener listener(config->database_url, db::kInvalidateChannel, [&](std::string_view payload) {
+  db::Listener listener(config.database_url, db::kInvalidateChannel, [&](std::string_view payload) {
     if (auth::is_confirmation(payload)) return;
-    auto pending = std::make_shared<std::atomic<unsigned>>(config->threads);
+    auto pending = std::make_shared<std::atomic<unsigned>>(config.threads);
     cores->post_all([&cores_state, p = std::string(payload), pending](runtime::Reactor& r) {
       api::Application& application = *cores_state[r.index()].application;
       application.invalidate(p);
@@ -179,21 +219,20 @@ int main() {
                     metrics::Kind::gauge, [&listener] { return listener.listening() ? 1.0 : 0.0; });
   // Declared after `cores` and `listener`, so it stops before them: a scrape reads them.
   std::unique_ptr<metrics::ScrapeServer> scrape_server;
-  if (config->metrics_listen) {
+  if (config.metrics_listen) {
     try {
-      scrape_server = std::make_unique<metrics::ScrapeServer>(*config->metrics_listen, registry);
+      scrape_server = std::make_unique<metrics::ScrapeServer>(*config.metrics_listen, registry);
     } catch (const std::exception& e) {
-      std::fprintf(stderr, "storeapi: metrics listener: %s\n", e.what());
-      return 1;
+      throw std::runtime_error(std::string("metrics listener: ") + e.what());
     }
-    std::fprintf(stderr, "storeapi: metrics on %s:%u\n", config->metrics_listen->host.c_str(), scrape_server->port());
+    std::fprintf(stderr, "storeapi: metrics on %s:%u\n", config.metrics_listen->host.c_str(), scrape_server->port());
   }
 
   metrics::Family<metrics::Gauge>& pinned =
       registry.gauge("storeapi_core_pinned", "1 when the core's thread is pinned to its CPU, 0 when pinning failed.",
                      {"core"});
   try {
-    cores = std::make_unique<runtime::Cores>(config->threads, [&](runtime::Reactor& reactor) {
+    cores = std::make_unique<runtime::Cores>(config.threads, [&](runtime::Reactor& reactor) {
       metrics::bind_this_thread(reactor.index());
       metrics::Gauge& core_pinned = pinned.with({std::to_string(reactor.index())});  // present at 0 if not
       if (runtime::Cores::this_thread_pinned()) core_pinned.inc();
@@ -205,13 +244,12 @@ int main() {
       http::ServerOptions options = server_options;
       // The cap is for the whole process: cores share it out exactly (the first ones take
       // the remainder), so that the shares never add up to more than was configured.
-      options.max_connections = config->max_connections / config->threads +
-                                (reactor.index() < config->max_connections % config->threads ? 1 : 0);
+      options.max_connections = config.max_connections / config.threads +
+                                (reactor.index() < config.max_connections % config.threads ? 1 : 0);
       state.server = std::make_unique<http::Server>(state.listen_fd, *state.application, options);
     });
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "storeapi: start failed: %s\n", e.what());
-    return 1;
+    throw std::runtime_error(std::string("start failed: ") + e.what());
   }
   scraped_cores.store(cores.get(), std::memory_order_release);
   cores->post_to(0, [&] {
@@ -220,36 +258,35 @@ int main() {
     cores_state[0].application->start_idempotency_purge();
   });
 
-  std::latch listening(config->threads);
+  std::latch listening(config.threads);
   cores->post_all([&](runtime::Reactor& reactor) {
     runtime::spawn(listen_once_settled(cores_state[reactor.index()], listening));
   });
   listening.wait();
   std::fprintf(stderr, "storeapi: listening on %s:%u with %u threads\n", bound.host.c_str(), bound.port,
-               config->threads);
+               config.threads);
   notify_service_manager("READY=1");  // systemd Type=notify: every core listens, ready to serve
 
-  int sig = 0;
-  sigwait(&signals, &sig);
+  const int sig = wait_for_shutdown_signal(signals);
   std::fprintf(stderr, "storeapi: %s received, draining\n", sig == SIGTERM ? "SIGTERM" : "SIGINT");
   notify_service_manager("STOPPING=1");
-  // Not ready any more, still serving: the load balancer's health checks see 503 and
-  // send new requests elsewhere before the listeners close.
-  cores->post_all([&](runtime::Reactor& reactor) { cores_state[reactor.index()].application->begin_draining(); });
-  std::this_thread::sleep_for(config->drain);
-  cores->post_all([&](runtime::Reactor& reactor) {
-    cores_state[reactor.index()].server->drain([&reactor] { reactor.stop(); });
-  });
-  // In-flight requests get a grace period; past it the cores stop regardless, still
-  // exiting 0 since the shutdown was asked for.
-  auto joined = std::async(std::launch::async, [&] { cores->join(); });
-  if (joined.wait_for(config->shutdown_grace) == std::future_status::timeout) {
-    std::fprintf(stderr, "storeapi: grace period over, stopping with requests in flight\n");
-    cores->post_all([](runtime::Reactor& reactor) { reactor.stop(); });
-    joined.wait();
-  }
+  drain_and_stop(*cores, cores_state, config);
   // Reported on every exit so that load tests can hold it to 0 (docs/PITFALLS.md: an overflowed
   // completion queue loses completions, and with them requests).
   std::fprintf(stderr, "storeapi: stopped (completion-queue overflows: %u)\n", cores->cq_overflows());
   return 0;
+}
+
+}  // namespace
+
+int main() {
+  try {
+    return serve(configure());
+  } catch (const env::SettingError& e) {
+    std::fprintf(stderr, "storeapi: %s\n", e.what());
+    return 2;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "storeapi: %s\n", e.what());
+    return 1;
+  }
 }

@@ -25,8 +25,9 @@ std::size_t reserved_descriptors(unsigned threads, std::size_t db_connections_pe
 std::size_t connections_within(std::size_t open_files, unsigned threads, std::size_t db_connections_per_core) noexcept;
 
 // Raises RLIMIT_NOFILE's soft limit to the hard limit, then checks the cap against it.
-// An explicitly configured cap that does not fit is an error (returned, one line); the
-// default cap is lowered to fit instead (and `notice` says so).
-std::optional<std::string> fit_open_file_limit(Config& config, std::string& notice);
+// An explicitly configured cap that does not fit throws env::SettingError (one line); the
+// default cap is lowered to fit instead, and the returned notice says so (empty when
+// nothing changed).
+std::string fit_open_file_limit(Config& config);
 
 }  // namespace storeapi::app

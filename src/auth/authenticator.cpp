@@ -75,23 +75,22 @@ Authenticator::Authenticator(db::Pool& pool, KeyCache& cache, RateLimiter& limit
       cache_misses_(cache_lookups("miss")),
       cache_known_unknown_(cache_lookups("known_unknown")) {}
 
-runtime::task<const KeyRecord*> Authenticator::load(const crypto::Sha256& hash, bool& unavailable,
-                                                    std::chrono::steady_clock::duration& lookup_time) {
+runtime::task<Authenticator::Lookup> Authenticator::load(const crypto::Sha256& hash) {
   std::string hex = crypto::hex(hash);
   const std::uint64_t generation = cache_.generation();
   db::Unit unit;
   unit.add(kKeyByHash, {std::string_view(hex)});
   const db::Outcome outcome = co_await pool_.run(unit);
-  lookup_time = unit.database_time;
+  Lookup lookup{.time = unit.database_time()};
   if (outcome != db::Outcome::done || !unit.result(0).ok()) {
-    unavailable = true;
-    co_return nullptr;
+    lookup.unavailable = true;
+    co_return lookup;
   }
   const db::Result& r = unit.result(0);
   auto now = KeyCache::Clock::now();
   if (r.rows() == 0) {
     cache_.insert_unknown(hash, now, generation);
-    co_return nullptr;
+    co_return lookup;
   }
   const auto row = r.row<KeyByHash>(0);
   KeyRecord record;
@@ -121,7 +120,8 @@ runtime::task<const KeyRecord*> Authenticator::load(const crypto::Sha256& hash, 
                              .counter("storeapi_rate_limited_requests_total",
                                       "Requests answered 429 rate_limited, by the store's plan.", {"plan"})
                              .with({row.plan()});
-  co_return &cache_.insert(hash, std::move(record), now, generation);
+  lookup.key = &cache_.insert(hash, std::move(record), now, generation);
+  co_return lookup;
 }
 
 runtime::task<AuthResult> Authenticator::authenticate(std::optional<std::string_view> authorization) {
@@ -147,10 +147,11 @@ runtime::task<AuthResult> Authenticator::authenticate(std::optional<std::string_
       co_return result;
     }
     cache_misses_.inc();
-    bool unavailable = false;
-    key = co_await load(hash, unavailable, result.lookup_time);
+    const Lookup lookup = co_await load(hash);
+    result.lookup_time = lookup.time;
+    key = lookup.key;
     if (!key) {
-      result.status = unavailable ? AuthStatus::unavailable : AuthStatus::invalid_api_key;
+      result.status = lookup.unavailable ? AuthStatus::unavailable : AuthStatus::invalid_api_key;
       co_return result;
     }
   }

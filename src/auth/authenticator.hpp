@@ -88,11 +88,16 @@ class Authenticator {
   runtime::task<AuthResult> authenticate(std::optional<std::string_view> authorization);
 
  private:
+  // A database lookup's result: the cached key (nullptr when unknown, or when the
+  // database could not answer: `unavailable`) and the lookup's time.
+  struct Lookup {
+    const KeyRecord* key = nullptr;
+    bool unavailable = false;
+    std::chrono::steady_clock::duration time{};
+  };
   // Fills the cache from the database (unless an invalidation arrived meanwhile, see
-  // KeyCache::generation); nullptr when the key is unknown. Sets
-  // `unavailable` when the database could not answer, and `lookup_time` to the lookup's.
-  runtime::task<const KeyRecord*> load(const crypto::Sha256& hash, bool& unavailable,
-                                       std::chrono::steady_clock::duration& lookup_time);
+  // KeyCache::generation).
+  runtime::task<Lookup> load(const crypto::Sha256& hash);
 
   db::Pool& pool_;
   KeyCache& cache_;

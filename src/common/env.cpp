@@ -9,11 +9,10 @@ const char* get(const char* name) {
   return v && *v ? v : nullptr;
 }
 
-bool read_millis(const char* name, std::chrono::milliseconds& out, std::string& error) {
+void read_millis(const char* name, std::chrono::milliseconds& out) {
   long long ms = out.count();
-  if (!read_number<long long>(name, ms, 1, 86'400'000, error)) return false;
+  read_number<long long>(name, ms, 1, 86'400'000);
   out = std::chrono::milliseconds(ms);
-  return true;
 }
 
 }  // namespace storeapi::env

@@ -28,37 +28,32 @@ runtime::task<bool> await_socket(PGconn* conn, unsigned mask, const runtime::Dea
   co_return events > 0;
 }
 
-runtime::task<PGconn*> connect(const std::string& url, std::chrono::milliseconds statement_timeout,
-                               const runtime::Deadline& deadline, std::string& error,
-                               const std::string& application_name) {
+runtime::task<Connected> connect(const std::string& url, std::chrono::milliseconds statement_timeout,
+                                 const runtime::Deadline& deadline, const std::string& application_name) {
   const std::string options = session_options(statement_timeout);
   const char* keys[] = {"dbname", "options", "application_name", "client_encoding", nullptr};
   const char* values[] = {url.c_str(), options.c_str(), application_name.c_str(), "UTF8", nullptr};
   PGconn* conn = PQconnectStartParams(keys, values, 1);
-  if (!conn) {
-    error = "out of memory";
-    co_return nullptr;
-  }
+  if (!conn) co_return Connected{nullptr, "out of memory"};
   PostgresPollingStatusType polling = PQstatus(conn) == CONNECTION_BAD ? PGRES_POLLING_FAILED : PGRES_POLLING_WRITING;
   while (polling != PGRES_POLLING_OK) {
     if (polling == PGRES_POLLING_FAILED) {
-      error = one_line(PQerrorMessage(conn));
+      Connected failed{nullptr, one_line(PQerrorMessage(conn))};
       PQfinish(conn);
-      co_return nullptr;
+      co_return failed;
     }
     if (!co_await await_socket(conn, polling == PGRES_POLLING_READING ? POLLIN : POLLOUT, &deadline)) {
-      error = "timed out connecting to the database";
       PQfinish(conn);
-      co_return nullptr;
+      co_return Connected{nullptr, "timed out connecting to the database"};
     }
     polling = PQconnectPoll(conn);
   }
   if (PQsetnonblocking(conn, 1) != 0) {
-    error = one_line(PQerrorMessage(conn));
+    Connected failed{nullptr, one_line(PQerrorMessage(conn))};
     PQfinish(conn);
-    co_return nullptr;
+    co_return failed;
   }
-  co_return conn;
+  co_return Connected{conn, {}};
 }
 
 }  // namespace storeapi::db

@@ -23,8 +23,12 @@ void PgConnection::start() { runtime::spawn(drive()); }
 
 runtime::task<bool> PgConnection::establish() {
   runtime::Deadline deadline = runtime::Deadline::after(pool_.options().connect_timeout);
-  conn_ = co_await connect(pool_.options().url, pool_.options().statement_timeout, deadline, last_error_);
-  if (!conn_) co_return false;
+  Connected connected = co_await connect(pool_.options().url, pool_.options().statement_timeout, deadline);
+  conn_ = connected.conn;
+  if (!conn_) {
+    last_error_ = std::move(connected.failure);
+    co_return false;
+  }
   if (PQenterPipelineMode(conn_) != 1) {
     last_error_ = one_line(PQerrorMessage(conn_));
     co_return false;

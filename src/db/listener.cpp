@@ -36,9 +36,9 @@ runtime::task<void> Listener::drive() {
 // Connects, listens and delivers until the connection fails. True when it got as far as
 // listening.
 runtime::task<bool> Listener::listen_once() {
-  std::string error;
-  PGconn* conn = co_await connect(url_, kStatementTimeout, runtime::Deadline::after(kConnectTimeout), error,
-                                  options_.application_name);
+  PGconn* conn =
+      (co_await connect(url_, kStatementTimeout, runtime::Deadline::after(kConnectTimeout), options_.application_name))
+          .conn;
   if (!conn) co_return false;
   struct Finish {
     PGconn* c;

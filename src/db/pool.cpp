@@ -9,13 +9,6 @@
 namespace storeapi::db {
 namespace {
 
-struct AwaitUnit {
-  Unit& unit;
-  bool await_ready() const noexcept { return false; }
-  void await_suspend(std::coroutine_handle<> h) noexcept { unit.waiter = h; }
-  Outcome await_resume() const noexcept { return unit.outcome_; }
-};
-
 // After DDL a prepared statement can fail once with this error (docs/PITFALLS.md); preparing it
 // again on a fresh connection and retrying the unit fixes it. Units are written so that a
 // retry is safe (a failed segment changed nothing; idempotency tokens cover the rest).
@@ -30,6 +23,13 @@ bool needs_fresh_plan(Unit& unit) {
 }
 
 }  // namespace
+
+struct Pool::AwaitUnit {
+  Unit& unit;
+  bool await_ready() const noexcept { return false; }
+  void await_suspend(std::coroutine_handle<> h) noexcept { unit.waiter = h; }
+  Outcome await_resume() const noexcept { return unit.outcome_; }
+};
 
 Pool::Pool(PoolOptions options, std::span<const Statement> statements)
     : options_(std::move(options)), statements_(statements) {
@@ -68,8 +68,8 @@ runtime::task<Outcome> Pool::run(Unit& unit) {
   metrics_.in_flight.inc();
   Outcome outcome = co_await run_attempts(unit);
   metrics_.in_flight.dec();
-  unit.database_time = std::chrono::steady_clock::now() - started;
-  metrics_.unit_duration.observe(std::chrono::duration<double>(unit.database_time).count());
+  unit.database_time_ = std::chrono::steady_clock::now() - started;
+  metrics_.unit_duration.observe(std::chrono::duration<double>(unit.database_time_).count());
   if (outcome == Outcome::unavailable) metrics_.unavailable.inc();
   if (outcome == Outcome::overloaded) metrics_.overloaded.inc();
   if (outcome == Outcome::done)

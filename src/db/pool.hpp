@@ -73,6 +73,7 @@ class Pool {
   void on_unit_finished(PgConnection& c);
 
  private:
+  struct AwaitUnit;  // suspends Pool::run until a connection finishes the unit
   PgConnection* pick() const noexcept;
   runtime::task<Outcome> run_attempts(Unit& unit);
   void dispatch_queued();

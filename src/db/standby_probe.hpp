@@ -8,8 +8,8 @@
 
 namespace storeapi::db {
 
-// Blocking (before the cores start). False with `error` set (one line) when the server
+// Blocking (before the cores start). Throws std::runtime_error (one line) when the server
 // cannot be reached within `timeout` or is not in recovery.
-bool probe_standby(const std::string& url, std::chrono::seconds timeout, std::string& error);
+void probe_standby(const std::string& url, std::chrono::seconds timeout);
 
 }  // namespace storeapi::db

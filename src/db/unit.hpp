@@ -20,6 +20,7 @@
 namespace storeapi::db {
 
 class PgConnection;
+class Pool;
 
 class Param {
  public:
@@ -65,8 +66,24 @@ class Unit {
   std::size_t size() const noexcept { return count_; }
   Result& result(std::size_t i) noexcept { return results_[i]; }
   Outcome outcome() const noexcept { return outcome_; }
+  // How long Pool::run took for it, queue and round trip together (every attempt): the
+  // request's database time in its access-log line, and what stage timing
+  // (metrics/stage_timing.hpp) tells apart from the handler's own time.
+  std::chrono::steady_clock::duration database_time() const noexcept { return database_time_; }
+  // Forgets results of a previous attempt (before a retry).
+  void reset_results() noexcept;
 
-  // --- used by the connection that runs the unit ---
+ private:
+  // The connection side: how a pool queues the unit and a connection runs it. Only
+  // db::Pool and db::PgConnection reach it. Its states, in order (docs/ARCHITECTURE.md,
+  // "State machines"): built (add/sync) → queued in a pool (`next` links the queue) or
+  // sent on a connection (`next` links its in-flight list, `sent_at` set) → its results
+  // arrive one by one (`current`, `awaiting_end`, `syncs_seen`) → finished: `outcome_`
+  // set and `waiter` resumed exactly once. A retry (Pool::run) starts again from built
+  // with reset_results().
+  friend class Pool;
+  friend class PgConnection;
+
   struct Sending {
     const char* name;
     int nparams;
@@ -75,8 +92,6 @@ class Unit {
   };
   Sending sending(std::size_t i) noexcept;
   std::size_t segments() const noexcept;
-  // Forgets results of a previous attempt (before a retry).
-  void reset_results() noexcept;
 
   Unit* next = nullptr;  // intrusive queue link
   PgConnection* connection = nullptr;  // where it ran
@@ -85,16 +100,12 @@ class Unit {
   // When it became the oldest unit on its connection: PostgreSQL was done with the units
   // pipelined before it. Kept up to date only with stage timing on (metrics/stage_timing.hpp).
   std::chrono::steady_clock::time_point first_in_line_at{};
-  // How long Pool::run took for it, queue and round trip together (every attempt): the
-  // request's database time in its access-log line, and what stage timing
-  // (metrics/stage_timing.hpp) tells apart from the handler's own time.
-  std::chrono::steady_clock::duration database_time{};
+  std::chrono::steady_clock::duration database_time_{};
   Outcome outcome_ = Outcome::done;
   std::size_t current = 0;       // statement whose results arrive next
   bool awaiting_end = false;     // a result arrived; libpq's NULL end-marker comes next
   std::size_t syncs_seen = 0;
 
- private:
   std::size_t store(std::string_view bytes);
 
   struct Entry {

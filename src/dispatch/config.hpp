@@ -1,5 +1,6 @@
 #pragma once
 // storeapi-dispatch settings, read once from the environment (README "Dispatcher").
+#include "common/ip_networks.hpp"
 #include "dispatch/retry_schedule.hpp"
 #include "runtime/net.hpp"
 
@@ -12,13 +13,26 @@ namespace storeapi::dispatch {
 // The application_name of its database connections (pg_stat_activity).
 inline constexpr const char* kApplicationName = "storeapi-dispatch";
 
+// Whether an smtp:// relay must upgrade to TLS with STARTTLS (smtps:// is TLS throughout).
+enum class SmtpTls {
+  automatic,  // "auto": required, except to a relay on loopback (127.0.0.0/8, ::1, localhost)
+  required,   // also on loopback
+  off,        // never asked for: the mail and any SMTP password cross the network in clear
+};
+
 struct Config {
   std::string database_url;                          // STOREAPI_DATABASE_URL (required)
   std::optional<std::string> smtp_url;               // STOREAPI_SMTP_URL; unset = mail waits
   std::optional<std::string> smtp_from;              // STOREAPI_SMTP_FROM; default no-reply@<store host>
+  SmtpTls smtp_tls = SmtpTls::automatic;             // STOREAPI_SMTP_TLS
+  // PEM bundle of the CAs the SMTP relay's certificate must chain to, instead of the
+  // system's; unset = the system's. Verification is always on where TLS is used.
+  std::optional<std::string> smtp_ca_file;           // STOREAPI_SMTP_CA_FILE
   // PEM bundle of the CAs that webhook endpoints' certificates must chain to, instead of
   // the system's (private CAs); unset = libcurl's system bundle. Verification is always on.
   std::optional<std::string> webhook_ca_file;        // STOREAPI_WEBHOOK_CA_FILE
+  // The special-purpose networks webhooks may reach nonetheless (common/ip_networks.hpp).
+  net::DestinationPolicy webhook_destinations;       // STOREAPI_WEBHOOK_ALLOW_NETWORKS
   RetrySchedule retry_schedule = RetrySchedule::standard();  // STOREAPI_WEBHOOK_RETRY_SCHEDULE
   std::chrono::milliseconds webhook_timeout{10'000};  // STOREAPI_WEBHOOK_TIMEOUT_MS
   std::chrono::milliseconds smtp_timeout{30'000};     // STOREAPI_SMTP_TIMEOUT_MS
@@ -33,8 +47,12 @@ struct Config {
   // STOREAPI_DISPATCH_METRICS_LISTEN: where its /metrics is served; nullopt ("off"): nowhere.
   std::optional<runtime::ListenAddress> metrics_listen = runtime::ListenAddress{"127.0.0.1", 9465};
 
-  // Reads the environment; on a bad value returns nullopt and sets `error` to one line.
-  static std::optional<Config> from_env(std::string& error);
+  // Whether mail to the configured relay must go over TLS: smtps://, or smtp:// with
+  // STARTTLS as smtp_tls says.
+  bool smtp_requires_tls() const;
+
+  // Reads the environment; a bad value throws env::SettingError (one line naming it).
+  static Config from_env();
 };
 
 }  // namespace storeapi::dispatch

@@ -31,6 +31,7 @@ const char* attempt_outcome(const TransferResult& r) {
     if (r.response_code >= 500 && r.response_code <= 599) return "5xx";
     return "other";
   }
+  if (r.refused) return "refused";
   switch (static_cast<CURLcode>(r.curl_code)) {
     case CURLE_OK: return "other";  // refused before sending (a secret that cannot sign)
     case CURLE_OPERATION_TIMEDOUT: return "timeout";
@@ -46,7 +47,7 @@ const char* attempt_outcome(const TransferResult& r) {
 
 DispatchMetrics::DispatchMetrics()
     : attempts_(registry().counter("storeapi_dispatch_webhook_attempts_total",
-                                   "Webhook delivery attempts, by outcome (2xx, 4xx, 5xx, other, timeout, tls, connection).",
+                                   "Webhook delivery attempts, by outcome (2xx, 4xx, 5xx, other, timeout, tls, connection, refused).",
                                    {"outcome"})),
       lag_(registry()
                .histogram("storeapi_dispatch_delivery_lag_seconds",
@@ -60,7 +61,7 @@ DispatchMetrics::DispatchMetrics()
       disabled_(registry()
                     .gauge("storeapi_dispatch_endpoints_disabled", "Webhook endpoints disabled (by hand or failing).")
                     .with({})) {
-  for (const char* outcome : {"2xx", "4xx", "5xx", "other", "timeout", "tls", "connection"})
+  for (const char* outcome : {"2xx", "4xx", "5xx", "other", "timeout", "tls", "connection", "refused"})
     attempts_.with({outcome});  // every outcome shows, at 0, from the first scrape
 }
 

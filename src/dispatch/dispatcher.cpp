@@ -1,6 +1,7 @@
 #include "dispatch/dispatcher.hpp"
 
 #include "common/service_notify.hpp"
+#include "common/url_parts.hpp"
 #include "dispatch/excerpt.hpp"
 #include "dispatch/log.hpp"
 #include "dispatch/notification_mail.hpp"
@@ -40,7 +41,7 @@ std::string trace_note(const std::string& trace_id) { return trace_id.empty() ? 
 
 Dispatcher::Dispatcher(Config config)
     : config_(std::move(config)),
-      transfers_(config_.webhook_ca_file),
+      transfers_({config_.webhook_ca_file, config_.webhook_destinations, config_.smtp_ca_file}),
       wakeups_(config_.database_url),
       rng_(std::random_device{}()),
       pass_at_(Clock::now()),
@@ -130,7 +131,7 @@ void Dispatcher::start_notification(NotificationJob job) {
     Mail mail = notification_mail(job, config_.smtp_from, unix_seconds(started));
     std::uint64_t tag = next_tag_++;
     transfers_.start(tag, MailSend{*config_.smtp_url, mail.from_address, mail.to, format_mail(mail),
-                                   config_.smtp_timeout});
+                                   config_.smtp_timeout, config_.smtp_requires_tls()});
     in_flight_.emplace(tag, InFlight{std::move(job), started});
   } catch (const RenderError& e) {
     log_line("notification " + job.id + " (" + job.template_name + ")" + trace_note(job.trace_id) + ": " + e.what() +
@@ -172,7 +173,8 @@ void Dispatcher::on_delivery_finished(const DeliveryJob& job, timefmt::Micros st
   if (!delivered) {
     outcome.retry_in = config_.retry_schedule.delay_after(job.round_attempt, rng_);
     std::string why = result.completed ? "HTTP " + std::to_string(result.response_code) : result.error;
-    log_line("delivery " + job.delivery_id + " of " + job.message_id + " to " + job.url + trace_note(job.trace_id) +
+    log_line("delivery " + job.delivery_id + " of " + job.message_id + " to " + url::without_secrets(job.url) +
+             trace_note(job.trace_id) +
              ": attempt " + std::to_string(job.attempt) + " failed (" + why + "); " + describe_retry(outcome.retry_in));
   }
   unrecorded_deliveries_.push_back(std::move(outcome));

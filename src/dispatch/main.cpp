@@ -1,6 +1,7 @@
 // storeapi-dispatch: delivers the outboxes (signed webhooks, e-mail notifications).
 // Configuration from the environment (README "Dispatcher"); logs to stderr; SIGTERM or
 // SIGINT stops it after the transfers in flight (exit 0).
+#include "common/env.hpp"
 #include "dispatch/config.hpp"
 #include "dispatch/dispatcher.hpp"
 #include "metrics/process_metrics.hpp"
@@ -15,20 +16,24 @@
 #include <exception>
 #include <memory>
 #include <optional>
+#include <stdexcept>
 #include <string>
 
 int main() {
   using namespace storeapi::dispatch;
-  std::string error;
-  auto config = Config::from_env(error);
-  if (!config) {
-    std::fprintf(stderr, "storeapi-dispatch: %s\n", error.c_str());
+  std::optional<Config> config;
+  try {
+    config = Config::from_env();
+  } catch (const storeapi::env::SettingError& e) {
+    std::fprintf(stderr, "storeapi-dispatch: %s\n", e.what());
     return 2;
   }
   // Its LISTEN connection runs on io_uring (dispatch/wakeups.hpp): a kernel or seccomp
   // filter without it is named here rather than surfacing as a bare EPERM.
-  if (std::optional<std::string> problem = storeapi::runtime::check_uring_support()) {
-    std::fprintf(stderr, "storeapi-dispatch: cannot start: %s\n", problem->c_str());
+  try {
+    storeapi::runtime::check_uring_support();
+  } catch (const std::runtime_error& e) {
+    std::fprintf(stderr, "storeapi-dispatch: cannot start: %s\n", e.what());
     return 1;
   }
   // A receiver closing its socket mid-request must not kill the process.

@@ -3,6 +3,7 @@
 #include "dispatch/excerpt.hpp"
 
 #include <curl/curl.h>
+#include <sys/socket.h>
 
 #include <algorithm>
 #include <cstring>
@@ -10,6 +11,21 @@
 #include <utility>
 
 namespace storeapi::dispatch {
+
+namespace {
+
+// libcurl's defaults, stated: there is deliberately no way to turn verification off.
+void verify_peer(CURL* e, const std::optional<std::string>& ca_file) {
+  curl_easy_setopt(e, CURLOPT_SSL_VERIFYPEER, 1L);
+  curl_easy_setopt(e, CURLOPT_SSL_VERIFYHOST, 2L);
+  if (ca_file) {
+    // Instead of the system's CAs, not besides them: Debian's libcurl also has a CA path.
+    curl_easy_setopt(e, CURLOPT_CAINFO, ca_file->c_str());
+    curl_easy_setopt(e, CURLOPT_CAPATH, static_cast<const char*>(nullptr));
+  }
+}
+
+}  // namespace
 
 struct Transfers::Transfer {
   std::uint64_t tag = 0;
@@ -21,6 +37,8 @@ struct Transfers::Transfer {
   std::string response_head;
   std::size_t response_bytes = 0;
   char error[CURL_ERROR_SIZE] = {};
+  const net::DestinationPolicy* destinations = nullptr;  // for a POST
+  std::string refusal;  // why an address was not connected to
 
   explicit Transfer(std::uint64_t t) : tag(t), easy(curl_easy_init()) {
     if (!easy) throw std::runtime_error("curl_easy_init failed");
@@ -44,6 +62,19 @@ struct Transfers::Transfer {
     return bytes;
   }
 
+  // Every connection a POST makes is opened here, with the address name resolution gave:
+  // a name that resolves to a refused address, now or later, gets no connection.
+  static curl_socket_t open_socket(void* self, curlsocktype, curl_sockaddr* address) {
+    auto* t = static_cast<Transfer*>(self);
+    auto ip = net::ip_of(&address->addr, address->addrlen);
+    auto refusal = ip ? t->destinations->refusal(*ip) : std::optional<std::string>("not an IP address");
+    if (refusal) {
+      t->refusal = *refusal;
+      return CURL_SOCKET_BAD;
+    }
+    return ::socket(address->family, address->socktype | SOCK_CLOEXEC, address->protocol);
+  }
+
   static std::size_t on_upload(char* buffer, std::size_t size, std::size_t n, void* self) {
     auto* t = static_cast<Transfer*>(self);
     std::size_t bytes = std::min(size * n, t->payload.size() - t->uploaded);
@@ -53,8 +84,7 @@ struct Transfers::Transfer {
   }
 };
 
-Transfers::Transfers(std::optional<std::string> webhook_ca_file)
-    : webhook_ca_file_(std::move(webhook_ca_file)), multi_(curl_multi_init()) {
+Transfers::Transfers(TransferOptions options) : options_(std::move(options)), multi_(curl_multi_init()) {
   if (!multi_) throw std::runtime_error("curl_multi_init failed");
 }
 
@@ -75,14 +105,13 @@ void Transfers::start(std::uint64_t tag, HttpPost post) {
   curl_easy_setopt(e, CURLOPT_URL, post.url.c_str());
   curl_easy_setopt(e, CURLOPT_PROTOCOLS_STR, "http,https");
   curl_easy_setopt(e, CURLOPT_FOLLOWLOCATION, 0L);
-  // libcurl's defaults, stated: there is deliberately no way to turn verification off.
-  curl_easy_setopt(e, CURLOPT_SSL_VERIFYPEER, 1L);
-  curl_easy_setopt(e, CURLOPT_SSL_VERIFYHOST, 2L);
-  if (webhook_ca_file_) {
-    // Instead of the system's CAs, not besides them: Debian's libcurl also has a CA path.
-    curl_easy_setopt(e, CURLOPT_CAINFO, webhook_ca_file_->c_str());
-    curl_easy_setopt(e, CURLOPT_CAPATH, static_cast<const char*>(nullptr));
-  }
+  // Not the *_proxy variables' proxy either: the destination check must see the receiver's
+  // own address, not a proxy's.
+  curl_easy_setopt(e, CURLOPT_PROXY, "");
+  t->destinations = &options_.webhook_destinations;
+  curl_easy_setopt(e, CURLOPT_OPENSOCKETFUNCTION, &Transfer::open_socket);
+  curl_easy_setopt(e, CURLOPT_OPENSOCKETDATA, t.get());
+  verify_peer(e, options_.webhook_ca_file);
   curl_easy_setopt(e, CURLOPT_HTTPHEADER, t->headers);
   curl_easy_setopt(e, CURLOPT_POSTFIELDS, t->payload.data());
   curl_easy_setopt(e, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(t->payload.size()));
@@ -99,6 +128,8 @@ void Transfers::start(std::uint64_t tag, MailSend mail) {
   CURL* e = t->easy;
   curl_easy_setopt(e, CURLOPT_URL, mail.smtp_url.c_str());
   curl_easy_setopt(e, CURLOPT_PROTOCOLS_STR, "smtp,smtps");
+  curl_easy_setopt(e, CURLOPT_USE_SSL, static_cast<long>(mail.require_tls ? CURLUSESSL_ALL : CURLUSESSL_NONE));
+  verify_peer(e, options_.smtp_ca_file);
   curl_easy_setopt(e, CURLOPT_MAIL_FROM, ("<" + mail.from + ">").c_str());
   curl_easy_setopt(e, CURLOPT_MAIL_RCPT, t->recipients);
   curl_easy_setopt(e, CURLOPT_UPLOAD, 1L);
@@ -145,6 +176,10 @@ void Transfers::wait(std::span<WatchedFd> watched, std::chrono::milliseconds tim
     curl_easy_getinfo(easy, CURLINFO_TOTAL_TIME_T, &micros);
     result.latency = std::chrono::milliseconds(micros / 1000);
     if (!result.completed) result.error = t.error[0] ? t.error : curl_easy_strerror(msg->data.result);
+    if (!result.completed && !t.refusal.empty() && msg->data.result == CURLE_COULDNT_CONNECT) {
+      result.refused = true;
+      result.error = "destination refused: " + t.refusal;
+    }
     result.response_head = std::move(t.response_head);
     result.response_bytes = t.response_bytes;
     finished_.push_back(std::move(result));

@@ -25,6 +25,10 @@ constexpr std::size_t kFlushThreshold = 64 * 1024;
 // A response buffer that grew past this (a long list, many pipelined answers) is freed
 // rather than pooled.
 constexpr std::size_t kKeptResponseBytes = 64 * 1024;
+// How long, and how much, a refused request's unread body is read and dropped before the
+// connection closes (drop_unread_body).
+constexpr auto kLingerTime = std::chrono::seconds(1);
+constexpr std::size_t kLingerBytes = 1024 * 1024;
 
 std::uint64_t micros_of(runtime::Clock::duration d) {
   return static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::microseconds>(d).count());
@@ -97,17 +101,15 @@ runtime::task<void> Connection::serve() {
   Request req;
   for (;;) {
     for (;;) {
-      const auto parse_started = stage_timing::now_if_enabled();
+      stage_timing::Timer parse(stage_timing::Stage::parse);
       RequestReader::Result r = reader_.next(req);
+      if (r != RequestReader::Result::request) parse.cancel();  // no whole request yet
       if (r == RequestReader::Result::need_more) break;
       if (r == RequestReader::Result::error) co_return co_await refuse(reader_.rejection());
-      if (stage_timing::enabled()) {
-        stage_timing::record(stage_timing::Stage::read_wait, parse_started - received_at_);
-        stage_timing::record_since(stage_timing::Stage::parse, parse_started);
-      }
-      deadline_armed_ = false;
+      stage_timing::record(stage_timing::Stage::read_wait, parse.started() - received_at_);
+      parse.stop();
       bool keep_alive = co_await answer(req);
-      answered_any_ = true;
+      phase_ = Phase::answered;
       if (!keep_alive) {
         co_await flush();
         co_return;
@@ -121,7 +123,7 @@ runtime::task<void> Connection::serve() {
     if (reply_ && !reply_->out.empty() && !co_await flush()) co_return;
 
     bool mid_request = reader_.mid_request();
-    if (server_.draining() && !mid_request && answered_any_) co_return;
+    if (server_.draining() && !mid_request && phase_ == Phase::answered) co_return;
     if (reader_.take_continue_request()) {
       out().append("HTTP/1.1 100 Continue\r\n\r\n");
       if (!co_await flush()) co_return;
@@ -133,11 +135,11 @@ runtime::task<void> Connection::serve() {
     }
     std::span<char> space = reader_.recv_space();
     if (space.empty()) co_return co_await refuse(reader_.rejection());
-    if (!deadline_armed_) {
+    if (phase_ != Phase::reading) {
       // Slowloris defence: the rest of this request must arrive within one deadline,
       // however the bytes are spread over time.
       request_deadline_ = runtime::Clock::now() + server_.options().request_timeout;
-      deadline_armed_ = true;
+      phase_ = Phase::reading;
     }
     arm(request_deadline_);
     int n = co_await runtime::recv(fd_, space.data(), space.size());
@@ -162,10 +164,10 @@ runtime::task<bool> Connection::receive_while_idle() {
   runtime::BufferRing& ring = runtime::Reactor::current().recv_buffers();
   ServerMetrics& metrics = server_.metrics();
   arm(deadline);
-  idle_ = answered_any_;
+  wait_idle();
   runtime::Received got = co_await runtime::recv_provided(fd_, ring);
   received_at_ = stage_timing::now_if_enabled();
-  idle_ = false;
+  end_idle();
   if (disarmed_by_deadline(got.result())) metrics.deadline_closed.inc();
   if (got.result() > 0) {
     metrics.received_bytes.inc(static_cast<std::size_t>(got.result()));
@@ -179,9 +181,9 @@ runtime::task<bool> Connection::receive_while_idle() {
   // The ring ran dry (many connections received at once): wait for bytes without a
   // buffer, then receive into the reader's own.
   arm(deadline);
-  idle_ = answered_any_;
+  wait_idle();
   int ready = co_await runtime::poll(fd_, POLLIN);
-  idle_ = false;
+  end_idle();
   if (disarmed_by_deadline(ready)) metrics.deadline_closed.inc();
   if (ready <= 0) co_return false;
   std::span<char> space = reader_.recv_space();
@@ -200,21 +202,29 @@ ResponseBuffers& Connection::reply() {
   return *reply_;
 }
 
+void Connection::wait_idle() noexcept {
+  if (phase_ == Phase::answered) phase_ = Phase::idle;
+}
+
+void Connection::end_idle() noexcept {
+  if (phase_ == Phase::idle) phase_ = Phase::answered;
+}
+
 void Connection::arm(runtime::Clock::time_point deadline) noexcept {
   deadline_ = deadline;
-  timed_out_ = false;
-  waiting_ = true;
+  wait_ = Wait::waiting;
 }
 
 bool Connection::disarmed_by_deadline(int result) noexcept {
-  waiting_ = false;
+  const bool cancelled = wait_ == Wait::cancelled;
+  wait_ = Wait::none;
   // A cancel that lost the race against the completion changes nothing: the bytes count.
-  return result == -ECANCELED && timed_out_;
+  return result == -ECANCELED && cancelled;
 }
 
 void Connection::expire_if_due(runtime::Clock::time_point now) {
-  if (!waiting_ || timed_out_ || now < deadline_) return;
-  timed_out_ = true;
+  if (wait_ != Wait::waiting || now < deadline_) return;
+  wait_ = Wait::cancelled;
   runtime::Reactor::current().cancel_fd(fd_);
 }
 
@@ -235,7 +245,7 @@ runtime::task<bool> Connection::answer(Request& req) {
   ResponseBuffers& reply = this->reply();
   Response& res = reply.res;
   res.reset();
-  const auto handler_started = stage_timing::now_if_enabled();
+  stage_timing::Timer render(stage_timing::Stage::render);
   try {
     co_await server_.handler().handle(req, res);
   } catch (...) {
@@ -243,11 +253,9 @@ runtime::task<bool> Connection::answer(Request& req) {
     res.discard();  // the headers the handler kept (rate limit) stay on the 500
     server_.handler().reject(Rejection::internal_error, req.request_id, res);
   }
-  if (stage_timing::enabled()) {
-    stage_timing::record(stage_timing::Stage::render,
-                         runtime::Clock::now() - handler_started - res.tally.auth - res.tally.db);
-    ++unsent_answers_;
-  }
+  // The handler's own time: its auth and database units are stages of their own.
+  render.stop(res.tally.auth + res.tally.db);
+  if (stage_timing::enabled()) ++unsent_answers_;
   bool keep_alive = req.keep_alive && !res.close && !server_.draining();
   ResponseFraming framing{req.request_id, req.method == Method::head, keep_alive, req.http_minor == 0};
   std::size_t bytes = serialize(res, framing, reply.out);
@@ -280,19 +288,38 @@ runtime::task<void> Connection::refuse(Rejection why) {
   trace::new_trace_id(trace_id);
   server_.access_log().record({id, {trace_id, sizeof trace_id}, {client_, client_len_}, "-", {}, "-", reply.res.status,
                                reply.res.notes.error_code, 0, bytes, 0, 0, {}, {}});
-  co_await flush();
+  if (co_await flush() && why == Rejection::payload_too_large) co_await drop_unread_body();
+}
+
+// The refused body may still be arriving. Closing with unread bytes makes the kernel send
+// RST, which can destroy the 413 before the peer has read it (a proxy in front then answers
+// 502 instead). So, as nginx's own lingering close does: stop sending (FIN after the answer),
+// then read and drop what still arrives until the peer closes, within kLingerTime and
+// kLingerBytes.
+runtime::task<void> Connection::drop_unread_body() {
+  ::shutdown(fd_, SHUT_WR);
+  runtime::BufferRing& ring = runtime::Reactor::current().recv_buffers();
+  const runtime::Clock::time_point deadline = runtime::Clock::now() + kLingerTime;
+  for (std::size_t dropped = 0; dropped < kLingerBytes;) {
+    arm(deadline);
+    runtime::Received got = co_await runtime::recv_provided(fd_, ring);
+    disarmed_by_deadline(got.result());
+    if (got.result() <= 0) co_return;  // the peer closed, the deadline, or no buffer to spare
+    dropped += static_cast<std::size_t>(got.result());
+  }
 }
 
 runtime::task<bool> Connection::flush() {
   if (!reply_) co_return true;  // nothing was answered since the last flush
   std::string& out = reply_->out;
-  const auto started = stage_timing::now_if_enabled();
+  stage_timing::Timer send_timer(stage_timing::Stage::send);
   std::size_t off = 0;
   while (off < out.size()) {
     arm(runtime::Clock::now() + server_.options().send_timeout);
     int n = co_await runtime::send(fd_, out.data() + off, out.size() - off);
     if (disarmed_by_deadline(n)) server_.metrics().deadline_closed.inc();
     if (n <= 0) {
+      send_timer.cancel();
       out.clear();
       unsent_answers_ = 0;
       co_return false;
@@ -301,11 +328,8 @@ runtime::task<bool> Connection::flush() {
     server_.metrics().sent_bytes.inc(static_cast<std::size_t>(n));
   }
   out.clear();
-  if (stage_timing::enabled()) {
-    const auto sent = runtime::Clock::now();
-    stage_timing::record(stage_timing::Stage::send, sent - started);
-    for (; unsent_answers_ > 0; --unsent_answers_) stage_timing::record(stage_timing::Stage::total, sent - received_at_);
-  }
+  const auto sent = send_timer.started() + send_timer.stop();
+  for (; unsent_answers_ > 0; --unsent_answers_) stage_timing::record(stage_timing::Stage::total, sent - received_at_);
   co_return true;
 }
 

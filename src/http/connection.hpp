@@ -14,6 +14,7 @@
 // only when bytes arrive, and borrows its reader and response buffers from the core's
 // pools until the answer has been sent.
 #include <cstddef>
+#include <cstdint>
 #include <string>
 
 #include "http/request_reader.hpp"
@@ -55,7 +56,7 @@ class Connection {
   // Waiting for the first byte of a further request: safe to close while draining. A
   // connection still waiting for its first request is not idle: its client has just
   // connected to send one, and it is answered even while the server drains.
-  bool idle() const noexcept { return idle_; }
+  bool idle() const noexcept { return phase_ == Phase::idle; }
   // For the server's sweep: cancels the operation in flight if its deadline passed.
   void expire_if_due(runtime::Clock::time_point now);
 
@@ -69,20 +70,37 @@ class Connection {
   runtime::task<bool> answer(Request& req);
   runtime::task<bool> flush();
   runtime::task<void> refuse(Rejection why);
+  runtime::task<void> drop_unread_body();
   std::string& out() { return reply().out; }
   ResponseBuffers& reply();
   // Around each receive or send: arm() records the deadline, disarmed_by_deadline()
   // tells whether the operation ended because the sweep found it past that deadline.
   void arm(runtime::Clock::time_point deadline) noexcept;
   bool disarmed_by_deadline(int result) noexcept;
+  // Around a wait for a further request: answered → idle, and back.
+  void wait_idle() noexcept;
+  void end_idle() noexcept;
+
+  // Where the connection is between its requests. Legal transitions (serve() and
+  // receive_while_idle(); docs/ARCHITECTURE.md, "State machines"):
+  //   awaiting_first → reading      part of the first request arrived: its deadline starts
+  //   awaiting_first → answered     the first request arrived whole and was answered
+  //   reading        → answered     the request was completed and answered
+  //   answered       → reading      part of a further request is buffered: its deadline starts
+  //   answered       → answered     a further, whole request was answered
+  //   answered       → idle         waiting for a further request holding no buffer
+  //   idle           → answered     bytes arrived, or the wait ended (closed, timed out)
+  // The connection ends from any of them. Only `idle` may be closed by a draining server;
+  // `awaiting_first` is not idle: its client has just connected to send a request.
+  enum class Phase : std::uint8_t { awaiting_first, reading, answered, idle };
+  // The receive or send in flight, for the deadline sweep: none → waiting (arm) →
+  // cancelled (the sweep found it past its deadline) → none (disarmed_by_deadline).
+  enum class Wait : std::uint8_t { none, waiting, cancelled };
 
   Server& server_;
   int fd_;
-  bool idle_ = false;
-  bool answered_any_ = false;
-  bool deadline_armed_ = false;
-  bool waiting_ = false;    // a receive or send is in flight
-  bool timed_out_ = false;  // the sweep cancelled it
+  Phase phase_ = Phase::awaiting_first;
+  Wait wait_ = Wait::none;
   runtime::Clock::time_point deadline_{};
   runtime::Clock::time_point request_deadline_{};
   RequestReader reader_;

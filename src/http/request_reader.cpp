@@ -77,11 +77,7 @@ void RequestReader::extend(Span& s, const char* at, std::size_t len) noexcept {
 
 int RequestReader::on_message_begin(llhttp_t* p) {
   RequestReader* r = self(p);
-  r->in_message_ = true;
-  r->headers_done_ = false;
-  r->message_done_ = false;
-  r->in_header_value_ = false;
-  r->expect_continue_ = false;
+  r->phase_ = Phase::header_field;
   r->url_ = {};
   r->buffers_->header_spans.clear();
   r->buffers_->body.clear();
@@ -97,10 +93,10 @@ int RequestReader::on_header_field(llhttp_t* p, const char* at, std::size_t len)
   RequestReader* r = self(p);
   // Trailer fields are parsed but dropped: merging them into the headers would let a
   // client add headers after the fact (RFC 9110 §6.5.1).
-  if (r->headers_done_) return 0;
-  if (r->buffers_->header_spans.empty() || r->in_header_value_) {
+  if (r->headers_done()) return 0;
+  if (r->buffers_->header_spans.empty() || r->phase_ == Phase::header_value) {
     r->buffers_->header_spans.push_back({});
-    r->in_header_value_ = false;
+    r->phase_ = Phase::header_field;
   }
   r->extend(r->buffers_->header_spans.back().name, at, len);
   return 0;
@@ -108,15 +104,15 @@ int RequestReader::on_header_field(llhttp_t* p, const char* at, std::size_t len)
 
 int RequestReader::on_header_value(llhttp_t* p, const char* at, std::size_t len) {
   RequestReader* r = self(p);
-  if (r->headers_done_) return 0;  // a trailer
-  r->in_header_value_ = true;
+  if (r->headers_done()) return 0;  // a trailer
+  r->phase_ = Phase::header_value;
   r->extend(r->buffers_->header_spans.back().value, at, len);
   return 0;
 }
 
 int RequestReader::on_headers_complete(llhttp_t* p) {
   RequestReader* r = self(p);
-  r->headers_done_ = true;
+  r->phase_ = Phase::body;
   if ((p->flags & F_CONTENT_LENGTH) && p->content_length > r->limits_.max_body_bytes) {
     r->fail(Rejection::payload_too_large);
     return -1;
@@ -147,7 +143,7 @@ bool RequestReader::headers_acceptable(const llhttp_t* p) noexcept {
       return false;
     if (iequals(name, "expect") && p->http_minor >= 1) {  // HTTP/1.0 must ignore it (RFC 9110 §10.1.1)
       if (!iequals(trim_trailing_ows(value), "100-continue")) return false;  // no other expectation exists
-      expect_continue_ = true;
+      phase_ = Phase::awaiting_continue;
     }
   }
   // RFC 9112 §3.2: an HTTP/1.1 request carries exactly one Host.
@@ -166,36 +162,34 @@ int RequestReader::on_body(llhttp_t* p, const char* at, std::size_t len) {
 
 int RequestReader::on_message_complete(llhttp_t* p) {
   RequestReader* r = self(p);
-  r->message_done_ = true;
-  r->in_message_ = false;
-  r->expect_continue_ = false;  // a body that came with its headers needs no 100 Continue
+  r->phase_ = Phase::complete;  // a body that came with its headers needs no 100 Continue
   // Protocol upgrades are not offered: such a request is answered, then the connection closes.
   r->keep_alive_ = llhttp_should_keep_alive(p) != 0 && !p->upgrade;
   return HPE_PAUSED;  // hand this request out before parsing the next one
 }
 
 bool RequestReader::take_continue_request() noexcept {
-  if (!expect_continue_ || !headers_done_ || message_done_) return false;
-  expect_continue_ = false;
+  if (phase_ != Phase::awaiting_continue) return false;
+  phase_ = Phase::body;
   return true;
 }
 
 RequestReader::Result RequestReader::next(Request& out) {
   if (failed_) return Result::error;  // append() could not take every byte
-  if (message_done_) {
+  if (phase_ == Phase::complete) {
     // The previous request has been answered: its bytes can go.
-    message_done_ = false;
+    phase_ = Phase::handed_out;
     start_ = parsed_;
     llhttp_resume(&parser_);
   }
   for (;;) {
     std::size_t window_end = end_;
-    if (!headers_done_ || !in_message_) {
+    if (!headers_done() || !in_message()) {
       // Never hand llhttp more header bytes than the limit allows.
       window_end = std::min(end_, start_ + limits_.max_header_bytes);
     }
     if (parsed_ == window_end) {
-      if (!headers_done_ && window_end - start_ >= limits_.max_header_bytes) {
+      if (!headers_done() && window_end - start_ >= limits_.max_header_bytes) {
         fail(Rejection::headers_too_large);
         return Result::error;
       }
@@ -267,7 +261,7 @@ std::span<char> RequestReader::recv_space() {
     b.bytes = std::move(bigger);
     b.capacity = cap;
   }
-  if (end_ == b.capacity) fail(headers_done_ ? Rejection::payload_too_large : Rejection::headers_too_large);
+  if (end_ == b.capacity) fail(headers_done() ? Rejection::payload_too_large : Rejection::headers_too_large);
   return {b.bytes.get() + end_, b.capacity - end_};
 }
 

@@ -10,6 +10,7 @@
 #include <llhttp.h>
 
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <span>
 #include <string>
@@ -63,7 +64,7 @@ class RequestReader {
   void release_buffers() noexcept;
 
   // Bytes of an unfinished request are buffered.
-  bool mid_request() const noexcept { return end_ > start_ || in_message_; }
+  bool mid_request() const noexcept { return end_ > start_ || in_message(); }
   // True once per request that sent `Expect: 100-continue` and whose body is still to come.
   bool take_continue_request() noexcept;
 
@@ -115,12 +116,31 @@ class RequestReader {
   std::size_t parsed_ = 0;  // bytes handed to llhttp
   std::size_t end_ = 0;     // bytes received
 
+  // Where llhttp is in the current message. Legal transitions (the llhttp callbacks,
+  // take_continue_request() and next(); docs/ARCHITECTURE.md, "State machines"):
+  //   before_first | handed_out → header_field      a message begins
+  //   header_field ⇄ header_value                     a header's name, then its value
+  //   header_field | header_value → body             headers complete
+  //   header_field | header_value → awaiting_continue   ... with Expect: 100-continue
+  //   awaiting_continue → body                       100 Continue sent (take_continue_request)
+  //   awaiting_continue | body → complete            the message ended (llhttp pauses)
+  //   complete → handed_out                          next() moved past the request handed out
+  // handed_out differs from before_first in that the last headers were complete: a buffer
+  // full there is a body too large (recv_space), as it was for the message just read.
+  enum class Phase : std::uint8_t {
+    before_first,
+    header_field,
+    header_value,
+    awaiting_continue,
+    body,
+    complete,
+    handed_out,
+  };
+  bool in_message() const noexcept { return phase_ >= Phase::header_field && phase_ <= Phase::body; }
+  bool headers_done() const noexcept { return phase_ >= Phase::awaiting_continue; }
+
   llhttp_t parser_{};
-  bool in_message_ = false;
-  bool headers_done_ = false;
-  bool message_done_ = false;
-  bool in_header_value_ = false;
-  bool expect_continue_ = false;
+  Phase phase_ = Phase::before_first;
   bool keep_alive_ = true;
   bool failed_ = false;
   Rejection rejection_ = Rejection::bad_request;

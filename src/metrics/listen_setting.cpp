@@ -4,20 +4,17 @@
 
 namespace storeapi::metrics {
 
-bool read_listen_setting(const char* name, std::optional<runtime::ListenAddress>& out, std::string& error) {
+void read_listen_setting(const char* name, std::optional<runtime::ListenAddress>& out) {
   const char* v = env::get(name);
-  if (!v) return true;
+  if (!v) return;
   if (std::string_view(v) == "off") {
     out.reset();
-    return true;
+    return;
   }
   runtime::ListenAddress address;
-  if (!runtime::ListenAddress::parse(v, address)) {
-    error = std::string(name) + ": expected an IP address and port (127.0.0.1:9464, [::1]:9464; not a host name) or off, got '" + v + "'";
-    return false;
-  }
+  if (!runtime::ListenAddress::parse(v, address))
+    throw env::SettingError(std::string(name) + ": expected an IP address and port (127.0.0.1:9464, [::1]:9464; not a host name) or off, got '" + v + "'");
   out = address;
-  return true;
 }
 
 }  // namespace storeapi::metrics

@@ -9,7 +9,7 @@
 namespace storeapi::metrics {
 
 // Leaves `out` alone when the variable is unset or empty; "off" sets nullopt; a malformed
-// value returns false with a one-line `error`.
-bool read_listen_setting(const char* name, std::optional<runtime::ListenAddress>& out, std::string& error);
+// value throws env::SettingError.
+void read_listen_setting(const char* name, std::optional<runtime::ListenAddress>& out);
 
 }  // namespace storeapi::metrics

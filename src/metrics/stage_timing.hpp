@@ -58,6 +58,38 @@ inline void record_since(Stage stage, Clock::time_point start) noexcept {
 // The current time when timing is on, else no clock read at all (the epoch).
 inline Clock::time_point now_if_enabled() noexcept { return enabled() ? Clock::now() : Clock::time_point{}; }
 
+// One stage, timed from the timer's construction to its stop(), or to its end when stop()
+// was not called: the stage is counted exactly once, however its scope is left (a
+// co_return, an exception), and with timing off no clock is read. cancel() counts
+// nothing: the stage did not happen (no whole request to parse, a send that failed).
+// The stages timed from a db::Unit's own timestamps (db_queue, db_pipeline, db) are
+// counted where the pool has them (db/pool.cpp).
+class [[nodiscard]] Timer {
+ public:
+  explicit Timer(Stage stage) noexcept : stage_(stage), started_(now_if_enabled()), running_(enabled()) {}
+  Timer(const Timer&) = delete;
+  Timer& operator=(const Timer&) = delete;
+  ~Timer() { stop(); }
+
+  // When it started (the epoch with timing off).
+  Clock::time_point started() const noexcept { return started_; }
+  // Counts the stage now, less `excluded` (time the stage spent in other stages), and
+  // returns what it counted: zero with timing off, or when already stopped or cancelled.
+  Clock::duration stop(Clock::duration excluded = {}) noexcept {
+    if (!running_) return {};
+    running_ = false;
+    const Clock::duration d = Clock::now() - started_ - excluded;
+    record(stage_, d);
+    return d;
+  }
+  void cancel() noexcept { running_ = false; }
+
+ private:
+  Stage stage_;
+  Clock::time_point started_;
+  bool running_;
+};
+
 // What one request spent in auth and in its database units, so that the rest of its
 // handler's time can be counted as render; the database parts are kept with timing off
 // too (they cost no clock read of their own: db::Unit::database_time), for the access

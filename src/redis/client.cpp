@@ -100,12 +100,11 @@ void Client::fail_pending() {
   while (head_) complete_head(nullptr);
 }
 
-runtime::task<bool> Client::open(std::string& error) {
+runtime::task<Status> Client::open() {
   const Endpoint& e = options_.endpoint;
   fd_ = ::socket(e.address.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
   if (fd_ < 0) {
-    error = std::strerror(errno);
-    co_return false;
+    co_return Status::failed(std::strerror(errno));
   }
   if (is_tcp(e)) {
     int one = 1;
@@ -114,13 +113,12 @@ runtime::task<bool> Client::open(std::string& error) {
   const auto deadline = runtime::Deadline::after(options_.timeout);
   int rc = co_await runtime::Connect(fd_, reinterpret_cast<const sockaddr*>(&e.address), e.length, &deadline);
   if (rc < 0) {
-    error = rc == -ECANCELED ? "connect timed out" : std::strerror(-rc);
-    co_return false;
+    co_return Status::failed(rc == -ECANCELED ? "connect timed out" : std::strerror(-rc));
   }
-  co_return co_await handshake(error);
+  co_return co_await handshake();
 }
 
-runtime::task<bool> Client::handshake(std::string& error) {
+runtime::task<Status> Client::handshake() {
   // SELECT (when asked) and a SCRIPT LOAD of each script, answered before any request is
   // let through.
   std::string hello;
@@ -133,8 +131,7 @@ runtime::task<bool> Client::handshake(std::string& error) {
   for (std::size_t sent = 0; sent < hello.size();) {
     int n = co_await runtime::send(fd_, hello.data() + sent, hello.size() - sent, &deadline);
     if (n <= 0) {
-      error = n == -ECANCELED ? "timed out" : std::strerror(-n);
-      co_return false;
+      co_return Status::failed(n == -ECANCELED ? "timed out" : std::strerror(-n));
     }
     sent += static_cast<std::size_t>(n);
   }
@@ -143,36 +140,32 @@ runtime::task<bool> Client::handshake(std::string& error) {
   while (replies.size() < expected) {
     int n = co_await runtime::recv(fd_, buffer.data(), buffer.size(), &deadline);
     if (n <= 0) {
-      error = n == 0 ? "connection closed" : n == -ECANCELED ? "no answer in time" : std::strerror(-n);
-      co_return false;
+      co_return Status::failed(n == 0 ? "connection closed" : n == -ECANCELED ? "no answer in time" : std::strerror(-n));
     }
     bool broken = !reader_.feed(buffer.data(), static_cast<std::size_t>(n));
     while (!broken)
       if (Reply r = reader_.next(broken)) replies.push_back(std::move(r));
       else break;
     if (broken) {
-      error = "not a Redis server";
-      co_return false;
+      co_return Status::failed("not a Redis server");
     }
   }
   for (const Reply& r : replies)
     if (r->type == REDIS_REPLY_ERROR) {
-      error = std::string(r->str, r->len);
-      co_return false;
+      co_return Status::failed(std::string(r->str, r->len));
     }
   script_digests_.clear();
   for (std::size_t i = select ? 1 : 0; i < replies.size(); ++i) {
     const redisReply& digest = *replies[i];
     if (digest.type != REDIS_REPLY_STRING) {
-      error = "SCRIPT LOAD gave no digest";
-      co_return false;
+      co_return Status::failed("SCRIPT LOAD gave no digest");
     }
     script_digests_.emplace_back(digest.str, digest.len);
   }
-  co_return true;
+  co_return Status::ok();
 }
 
-runtime::task<void> Client::read_replies(std::string& error) {
+runtime::task<Status> Client::read_replies() {
   std::array<char, 16384> buffer;
   for (;;) {
     // The oldest command's reply is due within the timeout; idle, the reader still wakes
@@ -182,14 +175,12 @@ runtime::task<void> Client::read_replies(std::string& error) {
     int n = co_await runtime::recv(fd_, buffer.data(), buffer.size(), &deadline);
     if (n == -ECANCELED) {
       if (head_ && runtime::Clock::now() >= head_->sent_at + options_.timeout) {
-        error = "no reply within " + std::to_string(options_.timeout.count()) + " ms";
-        co_return;
+        co_return Status::failed("no reply within " + std::to_string(options_.timeout.count()) + " ms");
       }
       continue;
     }
     if (n <= 0) {
-      error = n == 0 ? "connection closed" : std::strerror(-n);
-      co_return;
+      co_return Status::failed(n == 0 ? "connection closed" : std::strerror(-n));
     }
     bool broken = !reader_.feed(buffer.data(), static_cast<std::size_t>(n));
     while (!broken) {
@@ -202,8 +193,7 @@ runtime::task<void> Client::read_replies(std::string& error) {
       complete_head(std::move(reply));
     }
     if (broken) {
-      error = "protocol error";
-      co_return;
+      co_return Status::failed("protocol error");
     }
   }
 }
@@ -221,22 +211,21 @@ runtime::task<void> Client::close_socket() {
 runtime::task<void> Client::drive() {
   Backoff backoff(options_.backoff_min, options_.backoff_max);
   for (;;) {
-    std::string error;
-    const bool opened = co_await open(error);
+    Status ended = co_await open();
     settled_ = true;
-    if (opened) {
+    if (ended.is_ok()) {
       if (outage_reported_) std::fprintf(stderr, "storeapi: redis %s is back\n", options_.endpoint.text.c_str());
       outage_reported_ = false;
       backoff.reset();
       up_ = true;
-      co_await read_replies(error);
+      ended = co_await read_replies();
       up_ = false;
       fail_pending();
     }
     if (fd_ >= 0) co_await close_socket();
     if (options_.report_outages && !outage_reported_) {
       std::fprintf(stderr, "storeapi: redis %s unreachable (%s): rate limits are kept by each node until it is back\n",
-                   options_.endpoint.text.c_str(), error.c_str());
+                   options_.endpoint.text.c_str(), ended.reason().c_str());
       outage_reported_ = true;
     }
     co_await runtime::sleep_for(backoff.next());

@@ -13,6 +13,7 @@
 #include <string_view>
 #include <vector>
 
+#include "common/status.hpp"
 #include "redis/endpoint.hpp"
 #include "redis/protocol.hpp"
 #include "runtime/io.hpp"
@@ -58,9 +59,10 @@ class Client {
 
   runtime::task<Reply> roundtrip(std::span<const std::string_view> command);
   runtime::task<void> drive();
-  runtime::task<bool> open(std::string& error);
-  runtime::task<bool> handshake(std::string& error);
-  runtime::task<void> read_replies(std::string& error);
+  runtime::task<Status> open();
+  runtime::task<Status> handshake();
+  // Reads until the connection ends, which it always does with a reason.
+  runtime::task<Status> read_replies();
   runtime::task<void> flush();
   runtime::task<void> close_socket();
   void complete_head(Reply reply);

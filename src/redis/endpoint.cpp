@@ -8,6 +8,8 @@
 #include <cstring>
 #include <string_view>
 
+#include "common/env.hpp"
+
 namespace storeapi::redis {
 namespace {
 
@@ -19,13 +21,12 @@ bool whole_number(std::string_view text, T& out, T max) {
 
 }  // namespace
 
-std::optional<Endpoint> parse_endpoint(const std::string& url, std::string& error) {
+Endpoint parse_endpoint(const std::string& url) {
   constexpr std::string_view kScheme = "redis://", kUnixScheme = "unix://";
   std::string_view rest(url);
-  auto bad = [&](const std::string& why) {
-    error = "STOREAPI_REDIS_URL: " + why + " (expected redis://host[:port][/db] or unix:///path[?db=N]), got '" +
-            url + "'";
-    return std::nullopt;
+  auto bad = [&](const std::string& why) -> Endpoint {
+    throw env::SettingError("STOREAPI_REDIS_URL: " + why +
+                            " (expected redis://host[:port][/db] or unix:///path[?db=N]), got '" + url + "'");
   };
   Endpoint e;
   if (rest.starts_with(kUnixScheme)) {
@@ -78,10 +79,8 @@ std::optional<Endpoint> parse_endpoint(const std::string& url, std::string& erro
   hints.ai_socktype = SOCK_STREAM;
   addrinfo* found = nullptr;
   const std::string host_text(host), port_text(port);
-  if (int rc = ::getaddrinfo(host_text.c_str(), port_text.c_str(), &hints, &found); rc != 0) {
-    error = "STOREAPI_REDIS_URL: cannot resolve " + host_text + ": " + gai_strerror(rc);
-    return std::nullopt;
-  }
+  if (int rc = ::getaddrinfo(host_text.c_str(), port_text.c_str(), &hints, &found); rc != 0)
+    throw env::SettingError("STOREAPI_REDIS_URL: cannot resolve " + host_text + ": " + gai_strerror(rc));
   std::memcpy(&e.address, found->ai_addr, found->ai_addrlen);
   e.length = found->ai_addrlen;
   ::freeaddrinfo(found);

@@ -16,8 +16,8 @@ struct Endpoint {
   std::string text;       // host:port or the socket's path, for messages
 };
 
-// The endpoint of `url`, or nullopt with a one-line `error` (bad form, unknown host).
-std::optional<Endpoint> parse_endpoint(const std::string& url, std::string& error);
+// The endpoint of `url`; env::SettingError (one line) for a bad form or an unknown host.
+Endpoint parse_endpoint(const std::string& url);
 
 // A TCP endpoint (its connections want TCP_NODELAY), not a socket file.
 inline bool is_tcp(const Endpoint& e) noexcept { return e.address.ss_family != AF_UNIX; }

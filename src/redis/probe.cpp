@@ -7,6 +7,7 @@
 #include <array>
 #include <cerrno>
 #include <cstring>
+#include <stdexcept>
 
 #include "redis/protocol.hpp"
 
@@ -33,59 +34,44 @@ bool wait_for(int fd, short events, std::chrono::steady_clock::time_point deadli
 
 }  // namespace
 
-bool probe(const Endpoint& endpoint, std::chrono::milliseconds timeout, std::string& error) {
+void probe(const Endpoint& endpoint, std::chrono::milliseconds timeout) {
   const auto deadline = std::chrono::steady_clock::now() + timeout;
   const std::string where = "redis at " + endpoint.text + ": ";
   Socket s(::socket(endpoint.address.ss_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0));
-  if (s.fd() < 0) {
-    error = where + std::strerror(errno);
-    return false;
-  }
+  if (s.fd() < 0)
+    throw std::runtime_error(where + std::strerror(errno));
   if (::connect(s.fd(), reinterpret_cast<const sockaddr*>(&endpoint.address), endpoint.length) < 0 &&
-      errno != EINPROGRESS) {
-    error = where + std::strerror(errno);
-    return false;
-  }
+      errno != EINPROGRESS)
+    throw std::runtime_error(where + std::strerror(errno));
   int so_error = 0;
   socklen_t len = sizeof so_error;
   if (!wait_for(s.fd(), POLLOUT, deadline) || ::getsockopt(s.fd(), SOL_SOCKET, SO_ERROR, &so_error, &len) < 0 ||
-      so_error != 0) {
-    error = where + (so_error ? std::strerror(so_error) : "connect timed out");
-    return false;
-  }
+      so_error != 0)
+    throw std::runtime_error(where + (so_error ? std::strerror(so_error) : "connect timed out"));
   std::string request;
   const std::string database = std::to_string(endpoint.database);
   append_command(request, {"SELECT", database});
   append_command(request, {"PING"});
-  if (::send(s.fd(), request.data(), request.size(), MSG_NOSIGNAL) != static_cast<ssize_t>(request.size())) {
-    error = where + "cannot send";
-    return false;
-  }
+  if (::send(s.fd(), request.data(), request.size(), MSG_NOSIGNAL) != static_cast<ssize_t>(request.size()))
+    throw std::runtime_error(where + "cannot send");
   ReplyReader reader;
   std::array<char, 512> buffer;
   int answered = 0;
   while (answered < 2) {
-    if (!wait_for(s.fd(), POLLIN, deadline)) {
-      error = where + "no answer to PING";
-      return false;
-    }
+    if (!wait_for(s.fd(), POLLIN, deadline))
+      throw std::runtime_error(where + "no answer to PING");
     ssize_t n = ::recv(s.fd(), buffer.data(), buffer.size(), 0);
     bool broken = n <= 0 || !reader.feed(buffer.data(), static_cast<std::size_t>(n));
     while (!broken) {
       Reply r = reader.next(broken);
       if (!r) break;
-      if (r->type == REDIS_REPLY_ERROR) {
-        error = where + std::string(r->str, r->len);
-        return false;
-      }
+      if (r->type == REDIS_REPLY_ERROR)
+        throw std::runtime_error(where + std::string(r->str, r->len));
       ++answered;
     }
-    if (broken) {
-      error = where + "not a Redis server, or it closed the connection";
-      return false;
-    }
+    if (broken)
+      throw std::runtime_error(where + "not a Redis server, or it closed the connection");
   }
-  return true;
 }
 
 }  // namespace storeapi::redis

@@ -9,8 +9,8 @@
 
 namespace storeapi::redis {
 
-// True when a Redis server answers at `endpoint` within `timeout`; else false with a
-// one-line `error`.
-bool probe(const Endpoint& endpoint, std::chrono::milliseconds timeout, std::string& error);
+// Returns when a Redis server answers at `endpoint` within `timeout`; else throws
+// std::runtime_error with a one-line message.
+void probe(const Endpoint& endpoint, std::chrono::milliseconds timeout);
 
 }  // namespace storeapi::redis

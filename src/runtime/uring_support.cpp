@@ -7,6 +7,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <stdexcept>
 #include <vector>
 
 namespace storeapi::runtime {
@@ -72,7 +73,7 @@ std::optional<std::string> uring_problem(const UringFacts& facts) {
   return std::nullopt;
 }
 
-std::optional<std::string> check_uring_support() {
+void check_uring_support() {
   UringFacts facts;
   utsname names{};
   if (::uname(&names) == 0) facts.kernel_release = names.release;
@@ -90,7 +91,7 @@ std::optional<std::string> check_uring_support() {
     io_uring_queue_exit(&ring);
   }
   facts.missing_ops = missing;
-  return uring_problem(facts);
+  if (std::optional<std::string> problem = uring_problem(facts)) throw std::runtime_error(*problem);
 }
 
 }  // namespace storeapi::runtime

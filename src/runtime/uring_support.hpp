@@ -25,7 +25,8 @@ struct UringFacts {
 std::optional<std::string> uring_problem(const UringFacts& facts);
 
 // Probes this process's io_uring: sets up a small ring, asks the kernel which opcodes it
-// supports, and returns uring_problem() of what it found.
-std::optional<std::string> check_uring_support();
+// supports, and throws std::runtime_error with uring_problem() of what it found, if any
+// (start-up code fails by exception: docs/ARCHITECTURE.md, "Errors").
+void check_uring_support();
 
 }  // namespace storeapi::runtime

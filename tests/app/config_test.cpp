@@ -1,6 +1,7 @@
 // The server's configuration from the environment: defaults, each setting read, and the
 // one-line error a bad value stops start-up with.
 #include "app/config.hpp"
+#include "common/env.hpp"
 
 #include <gtest/gtest.h>
 
@@ -38,19 +39,30 @@ class ConfigFromEnv : public ::testing::Test {
 
   static void set(const char* name, const char* value) { ::setenv(name, value, 1); }
 
+  // The configuration, or nullopt and the one-line error it stops the start with.
+  struct Loaded {
+    std::optional<Config> config;
+    std::string error;
+  };
+  static Loaded load() {
+    try {
+      return {Config::from_env(), {}};
+    } catch (const env::SettingError& e) {
+      return {std::nullopt, e.what()};
+    }
+  }
+
   // The error of a configuration that must not load.
   static std::string error_of(const char* name, const char* value) {
     set(name, value);
-    std::string error;
-    const std::optional<Config> c = Config::from_env(error);
+    const auto [c, error] = load();
     ::unsetenv(name);
     return c ? "loaded" : error;
   }
 };
 
 TEST_F(ConfigFromEnv, Defaults) {
-  std::string error;
-  const std::optional<Config> c = Config::from_env(error);
+  const auto [c, error] = load();
   ASSERT_TRUE(c) << error;
   EXPECT_EQ(c->listen.host, "127.0.0.1");
   EXPECT_EQ(c->listen.port, 8080);
@@ -84,8 +96,7 @@ TEST_F(ConfigFromEnv, ReadsEachSetting) {
   set("STOREAPI_DRAIN_MS", "1500");
   set("STOREAPI_TRUSTED_PROXY", "2001:DB8::1");
   set("STOREAPI_TAKEOVER", "on");
-  std::string error;
-  const std::optional<Config> c = Config::from_env(error);
+  const auto [c, error] = load();
   ASSERT_TRUE(c) << error;
   EXPECT_EQ(c->listen.host, "0.0.0.0");
   EXPECT_EQ(c->listen.port, 9000);
@@ -130,8 +141,7 @@ TEST_F(ConfigFromEnv, ListenAddressesMustBeIpAddresses) {
             "STOREAPI_METRICS_LISTEN: expected an IP address and port (127.0.0.1:9464, [::1]:9464; not a host name) "
             "or off, got 'metrics.local:9464'");
   set("STOREAPI_LISTEN", "[::1]:0");
-  std::string error;
-  const std::optional<Config> c = Config::from_env(error);
+  const auto [c, error] = load();
   ASSERT_TRUE(c) << error;
   EXPECT_EQ(c->listen.host, "::1");
 }
@@ -140,8 +150,8 @@ TEST_F(ConfigFromEnv, ListenAddressesMustBeIpAddresses) {
 // answer 503 to everything; now it stops at once like storeapi-admin and storeapi-dispatch.
 TEST_F(ConfigFromEnv, TheDatabaseUrlIsRequired) {
   ::unsetenv("STOREAPI_DATABASE_URL");
-  std::string error;
-  EXPECT_FALSE(Config::from_env(error));
+  const auto [c, error] = load();
+  EXPECT_FALSE(c);
   EXPECT_EQ(error, "STOREAPI_DATABASE_URL is not set (a libpq URL, e.g. postgresql://storeapi@127.0.0.1/storeapi)");
   EXPECT_TRUE(error_of("STOREAPI_DATABASE_URL", "").starts_with("STOREAPI_DATABASE_URL is not set"));
 }

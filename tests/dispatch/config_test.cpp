@@ -1,3 +1,4 @@
+#include "common/env.hpp"
 #include "dispatch/config.hpp"
 
 #include <gtest/gtest.h>
@@ -30,7 +31,12 @@ class CaFile : public ::testing::Test {
     if (ca_file) setenv("STOREAPI_WEBHOOK_CA_FILE", ca_file, 1);
     else unsetenv("STOREAPI_WEBHOOK_CA_FILE");
     error_.clear();
-    return Config::from_env(error_);
+    try {
+      return Config::from_env();
+    } catch (const env::SettingError& e) {
+      error_ = e.what();
+      return std::nullopt;
+    }
   }
 
   std::string write(const std::string& name, const std::string& text) {
@@ -86,6 +92,55 @@ TEST_F(CaFile, AnSmtpUrlOfAnotherSchemeStopsTheStart) {
     EXPECT_EQ(config->smtp_url, good);
   }
   unsetenv("STOREAPI_SMTP_URL");
+}
+
+// Whether mail goes over TLS, by STOREAPI_SMTP_TLS and the relay's host. Seen failing:
+// with smtp_requires_tls returning false for every smtp:// URL (the former behaviour)
+// AutoRequiresTlsExceptOnLoopback fails on the first remote relay.
+class SmtpTlsSetting : public ::testing::Test {
+ protected:
+  void SetUp() override { setenv("STOREAPI_DATABASE_URL", "postgresql:///storeapi", 1); }
+  void TearDown() override {
+    for (const char* name : {"STOREAPI_DATABASE_URL", "STOREAPI_SMTP_URL", "STOREAPI_SMTP_TLS"}) unsetenv(name);
+  }
+
+  // nullopt when the configuration is refused (error_ says why).
+  std::optional<bool> requires_tls(const char* url, const char* mode) {
+    setenv("STOREAPI_SMTP_URL", url, 1);
+    if (mode) setenv("STOREAPI_SMTP_TLS", mode, 1);
+    else unsetenv("STOREAPI_SMTP_TLS");
+    error_.clear();
+    try {
+      return Config::from_env().smtp_requires_tls();
+    } catch (const env::SettingError& e) {
+      error_ = e.what();
+      return std::nullopt;
+    }
+  }
+
+  std::string error_;
+};
+
+TEST_F(SmtpTlsSetting, AutoRequiresTlsExceptOnLoopback) {
+  for (const char* remote : {"smtp://mail.example.com:587", "smtp://user:pw@10.0.0.5:25", "smtp://[2001:db8::25]:587",
+                             "smtp://127.0.0.1.example.com:25"}) {
+    EXPECT_EQ(requires_tls(remote, nullptr), true) << remote;
+    EXPECT_EQ(requires_tls(remote, "auto"), true) << remote;
+  }
+  for (const char* local : {"smtp://127.0.0.1:25", "smtp://127.0.0.53:2525", "smtp://[::1]:25", "smtp://localhost:25",
+                            "smtp://[::ffff:127.0.0.1]:25"})
+    EXPECT_EQ(requires_tls(local, nullptr), false) << local;
+}
+
+TEST_F(SmtpTlsSetting, RequiredAndOffApplyEverywhere) {
+  EXPECT_EQ(requires_tls("smtp://127.0.0.1:25", "required"), true);
+  EXPECT_EQ(requires_tls("smtp://mail.example.com:587", "required"), true);
+  EXPECT_EQ(requires_tls("smtp://mail.example.com:587", "off"), false);
+}
+
+TEST_F(SmtpTlsSetting, OtherValuesStopTheStart) {
+  EXPECT_EQ(requires_tls("smtp://127.0.0.1:25", "yes"), std::nullopt);
+  EXPECT_EQ(error_, "STOREAPI_SMTP_TLS: expected auto, required or off, got 'yes'");
 }
 
 }  // namespace

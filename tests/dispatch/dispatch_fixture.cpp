@@ -13,20 +13,23 @@
 
 namespace storeapi::testing {
 
-SmtpSink::SmtpSink(int refuse) {
+SmtpSink::SmtpSink(int refuse, const std::optional<TlsIdentity>& tls) {
   dir_ = (std::filesystem::temp_directory_path() / "storeapi-smtp-XXXXXX").string();
   if (!mkdtemp(dir_.data())) throw std::runtime_error("mkdtemp failed");
   int out[2];
   if (pipe(out) != 0) throw std::runtime_error("pipe failed");
   std::string python = STOREAPI_TEST_PYTHON, script = STOREAPI_SMTP_SINK, refuse_text = std::to_string(refuse);
+  std::vector<char*> argv = {python.data(), script.data(), dir_.data(), refuse_text.data()};
+  std::string certificate = tls ? tls->certificate_file : "", key = tls ? tls->key_file : "";
+  if (tls) argv.insert(argv.end(), {certificate.data(), key.data()});
+  argv.push_back(nullptr);
   pid_ = fork();
   if (pid_ < 0) throw std::runtime_error("fork failed");
   if (pid_ == 0) {
     dup2(out[1], STDOUT_FILENO);
     close(out[0]);
     close(out[1]);
-    char* argv[] = {python.data(), script.data(), dir_.data(), refuse_text.data(), nullptr};
-    execv(python.c_str(), argv);
+    execv(python.c_str(), argv.data());
     _exit(127);
   }
   close(out[1]);
@@ -85,7 +88,8 @@ Settings DispatchTest::settings() const {
 Endpoint DispatchTest::add_endpoint(const std::string& url, const std::string& events) {
   auto conn = db_->connect();
   pqxx::work work(*conn);
-  auto hook = admin::add_webhook(work, store_.id, url, events.empty() ? std::nullopt : std::optional(events));
+  auto hook = admin::add_webhook(work, store_.id, url, events.empty() ? std::nullopt : std::optional(events),
+                                 loopback_destinations());
   work.commit();
   return {hook.id, hook.secret};
 }
@@ -96,6 +100,17 @@ std::string DispatchTest::emit(const std::string& type, const std::string& objec
   pqxx::work work(*conn);
   std::string id = work.exec_params1("select api.emit_event($1, $2, $3, $4)", store_.id, type,
                                      object_json, previous_json)[0].c_str();
+  work.exec("select pg_notify(api.config('events_channel'), '')");  // as writers wake them
+  work.commit();
+  return id;
+}
+
+std::string DispatchTest::queue_notification(const std::string& kind, const std::string& tmpl,
+                                             const std::string& recipient, const std::string& data) {
+  auto conn = db_->connect();
+  pqxx::work work(*conn);
+  std::string id = work.exec_params1("select api.queue_notification($1, $2, $3, $4, $5::jsonb)", store_.id, kind, tmpl,
+                                     recipient, data)[0].c_str();
   work.exec("select pg_notify(api.config('events_channel'), '')");  // as writers wake them
   work.commit();
   return id;

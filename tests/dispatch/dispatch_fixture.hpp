@@ -4,6 +4,7 @@
 // tests must not share a database). The dispatcher itself: support/dispatcher_process.hpp.
 #include "support/dispatcher_process.hpp"
 #include "support/poll.hpp"
+#include "support/test_certificates.hpp"
 #include "support/test_database.hpp"
 #include "support/webhook_receiver.hpp"
 
@@ -19,9 +20,10 @@
 namespace storeapi::testing {
 
 // tests/dispatch/smtp_sink.py on a port of its own; the first `refuse` messages get 451.
+// With `tls` it offers STARTTLS with that certificate and takes mail only after it.
 class SmtpSink {
  public:
-  explicit SmtpSink(int refuse = 0);
+  explicit SmtpSink(int refuse = 0, const std::optional<TlsIdentity>& tls = std::nullopt);
   ~SmtpSink();
   SmtpSink(const SmtpSink&) = delete;
   SmtpSink& operator=(const SmtpSink&) = delete;
@@ -53,6 +55,9 @@ class DispatchTest : public ::testing::Test {
   // api.emit_event in its own transaction; returns the event's uuid.
   std::string emit(const std::string& type, const std::string& object_json,
                    const std::string& previous_json = "{}");
+  // api.queue_notification in its own transaction, waking the dispatchers; its id.
+  std::string queue_notification(const std::string& kind, const std::string& tmpl, const std::string& recipient,
+                                 const std::string& data);
   // An order.fulfillment_updated event of a made-up order (data.object an API Order).
   std::string emit_order_event(int order_number, const std::string& status = "shipped");
   // The statuses of the event's deliveries, comma-separated ("" when none).

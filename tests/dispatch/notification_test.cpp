@@ -10,17 +10,6 @@ using namespace std::chrono_literals;
 
 class MailTest : public DispatchTest {
  protected:
-  std::string queue(const std::string& kind, const std::string& tmpl, const std::string& recipient,
-                    const std::string& data) {
-    auto conn = db_->connect();
-    pqxx::work work(*conn);
-    std::string id = work.exec_params1("select api.queue_notification($1, $2, $3, $4, $5::jsonb)", store_.id, kind,
-                                       tmpl, recipient, data)[0].c_str();
-    work.exec("select pg_notify(api.config('events_channel'), '')");  // as writers wake them
-    work.commit();
-    return id;
-  }
-
   Settings with_smtp(const SmtpSink& sink) const {
     Settings s = settings();
     s["STOREAPI_SMTP_URL"] = sink.url();
@@ -44,7 +33,7 @@ TEST_F(MailTest, SendsTheCustomerMailInTheStoreLocale) {
   value("update stores set locale = 'de', name = 'Fjord Wären' returning 1");
   SmtpSink sink;
   DispatcherProcess dispatcher(with_smtp(sink));
-  std::string id = queue("customer", "order_fulfillment_updated", "anna@example.com", kFulfillmentData);
+  std::string id = queue_notification("customer", "order_fulfillment_updated", "anna@example.com", kFulfillmentData);
   ASSERT_TRUE(eventually([&] { return sink.messages().size() == 1; })) << dispatcher.stderr_text();
   EXPECT_TRUE(eventually([&] {
     return metric_value(scrape_metrics(dispatcher.metrics_port()), R"(storeapi_dispatch_emails_total{result="sent"})") == 1;
@@ -97,7 +86,7 @@ TEST_F(MailTest, BookingMailsUseTheLanguageOfARegionalLocale) {
   value("update stores set locale = 'de-AT' returning 1");
   SmtpSink sink;
   DispatcherProcess dispatcher(with_smtp(sink));
-  queue("customer", "booking_accepted", "ben@example.com",
+  queue_notification("customer", "booking_accepted", "ben@example.com",
         R"({"customer_name":"Ben","product_name":"Beratung","booking_date":"2026-12-01","booking_time":"14:30",)"
         R"("timezone":"Europe/Vienna","duration_minutes":45,"meeting_method":"video","meeting_link":"https://meet.example/x"})");
   ASSERT_TRUE(eventually([&] { return sink.messages().size() == 1; })) << dispatcher.stderr_text();
@@ -112,9 +101,9 @@ TEST_F(MailTest, BookingMailsUseTheLanguageOfARegionalLocale) {
 TEST_F(MailTest, RetriesWhenTheMailServerRefusesForNow) {
   SmtpSink sink(/*refuse=*/1);
   DispatcherProcess dispatcher(with_smtp(sink));
-  std::string id = queue("customer", "booking_canceled", "cy@example.com",
-                         R"({"customer_name":"Cy","product_name":"Call","booking_date":"2026-12-02",)"
-                         R"("booking_time":"09:00","timezone":"UTC"})");
+  std::string id = queue_notification("customer", "booking_canceled", "cy@example.com",
+                                      R"({"customer_name":"Cy","product_name":"Call","booking_date":"2026-12-02",)"
+                                      R"("booking_time":"09:00","timezone":"UTC"})");
   ASSERT_TRUE(eventually([&] { return status_of(id) == "sent,2"; })) << dispatcher.stderr_text();
   const std::string m = scrape_metrics(dispatcher.metrics_port());
   EXPECT_EQ(metric_value(m, R"(storeapi_dispatch_emails_total{result="failed"})"), 1) << m;
@@ -130,7 +119,7 @@ TEST_F(MailTest, WithoutAnSmtpUrlMailWaitsAndTheLogSaysSoOnce) {
   std::string id;
   {
     DispatcherProcess without(settings());
-    id = queue("customer", "order_fulfillment_updated", "anna@example.com", kFulfillmentData);
+    id = queue_notification("customer", "order_fulfillment_updated", "anna@example.com", kFulfillmentData);
     emit_order_event(4001);
     ASSERT_TRUE(receiver.wait_for_count(1, 30s));  // the dispatcher is at work, webhooks go out
     EXPECT_EQ(status_of(id), "pending,0");
@@ -149,7 +138,7 @@ TEST_F(MailTest, WithoutAnSmtpUrlMailWaitsAndTheLogSaysSoOnce) {
 TEST_F(MailTest, AnUnknownTemplateFailsAtOnce) {
   SmtpSink sink;
   DispatcherProcess dispatcher(with_smtp(sink));
-  std::string id = queue("customer", "no_such_template", "dee@example.com", "{}");
+  std::string id = queue_notification("customer", "no_such_template", "dee@example.com", "{}");
   ASSERT_TRUE(eventually([&] { return status_of(id) == "failed,1"; })) << dispatcher.stderr_text();
   EXPECT_EQ(dispatcher.terminate(), 0);
   EXPECT_NE(value("select last_error from notifications").find("no template"), std::string::npos);

@@ -1,16 +1,19 @@
 #!/usr/bin/python3
 """An SMTP server on 127.0.0.1 for the dispatcher tests (Debian's python3-aiosmtpd).
 
-Usage: smtp_sink.py OUTDIR [REFUSE]
+Usage: smtp_sink.py OUTDIR [REFUSE [CERTIFICATE KEY]]
 Prints its port on the first line of stdout, then stores each accepted message as
 OUTDIR/<n>.json: envelope, decoded headers, content type and decoded text body, as read
-by Python's own e-mail parser (an independent check of what the dispatcher writes).
-The first REFUSE messages (default 0) are answered with a temporary failure (451)."""
+by Python's own e-mail parser (an independent check of what the dispatcher writes), and
+whether it came over TLS. The first REFUSE messages (default 0) are answered with a
+temporary failure (451). With a certificate chain and its key (PEM files) it offers
+STARTTLS and takes no mail without it; without them it offers no STARTTLS."""
 import asyncio
 import email
 import email.policy
 import json
 import os
+import ssl
 import sys
 
 from aiosmtpd.smtp import SMTP
@@ -34,6 +37,7 @@ class Sink:
             'content_type': message.get_content_type(),
             'charset': message.get_content_charset(),
             'body': message.get_content(),
+            'tls': session.ssl is not None,
         }
         self.stored += 1
         path = os.path.join(self.outdir, '%06d.json' % self.stored)
@@ -47,8 +51,13 @@ async def main():
     outdir = sys.argv[1]
     refuse = int(sys.argv[2]) if len(sys.argv) > 2 else 0
     sink = Sink(outdir, refuse)
+    tls = {}
+    if len(sys.argv) > 4:
+        context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+        context.load_cert_chain(sys.argv[3], sys.argv[4])
+        tls = {'tls_context': context, 'require_starttls': True}
     loop = asyncio.get_running_loop()
-    server = await loop.create_server(lambda: SMTP(sink), '127.0.0.1', 0)
+    server = await loop.create_server(lambda: SMTP(sink, **tls), '127.0.0.1', 0)
     print(server.sockets[0].getsockname()[1], flush=True)
     await server.serve_forever()
 

@@ -36,7 +36,7 @@ class TraceToDelivery : public ::testing::Test {
   void add_endpoint(const std::string& url) {
     auto conn = server_.database().connect();
     pqxx::work work(*conn);
-    admin::add_webhook(work, server_.store().id, url, std::string("order.fulfillment_updated"));
+    admin::add_webhook(work, server_.store().id, url, std::string("order.fulfillment_updated"), loopback_destinations());
     work.commit();
   }
 

@@ -52,11 +52,8 @@ class FleetBatchTest : public ::testing::Test {
   // reader) dies with it; client_ and batch_ outlive it.
   template <class T>
   T on_core(bool with_positions, std::chrono::milliseconds timeout, const std::function<runtime::task<T>()>& body) {
-    std::string error;
-    auto endpoint = redis::parse_endpoint(redis_.url(), error);
-    if (!endpoint) throw std::runtime_error(error);
     client_ = std::make_unique<redis::Client>(
-        redis::ClientOptions{.endpoint = *endpoint, .scripts = {kFleetBatchScript}, .timeout = timeout});
+        redis::ClientOptions{.endpoint = redis::parse_endpoint(redis_.url()), .scripts = {kFleetBatchScript}, .timeout = timeout});
     batch_ = std::make_unique<FleetBatch>(*client_, 0, with_positions);
     reactor_ = std::make_unique<runtime::Reactor>(0, runtime::Reactor::Options{});
     return testing::run_task(*reactor_, [&]() -> runtime::task<T> {

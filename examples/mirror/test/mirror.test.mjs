@@ -33,8 +33,10 @@ after(() => {
   rmSync(work, { recursive: true, force: true });
 });
 
+// The mirror's webhook endpoint is on loopback, which webhooks may reach only when allowed.
+const loopback = '127.0.0.0/8,::1/128';
 const admin = (...args) =>
-  JSON.parse(execFileSync(join(build, 'storeapi-admin'), args, { env: { ...process.env, STOREAPI_DATABASE_URL: dbUrl } }).toString());
+  JSON.parse(execFileSync(join(build, 'storeapi-admin'), args, { env: { ...process.env, STOREAPI_DATABASE_URL: dbUrl, STOREAPI_WEBHOOK_ALLOW_NETWORKS: loopback } }).toString());
 
 // Starts a child whose output lines are kept; `lines.wait(predicate)` polls them.
 function start(command, args, env = {}) {
@@ -86,7 +88,7 @@ test('the mirror equals the full listing after concurrent writes, and verifies w
 
   // Quick retries: a delivery that meets a closing keep-alive connection is sent again soon.
   const dispatcher = start(join(build, 'storeapi-dispatch'), [], {
-    STOREAPI_DATABASE_URL: dbUrl, STOREAPI_WEBHOOK_RETRY_SCHEDULE: '1,1,1,1,1',
+    STOREAPI_DATABASE_URL: dbUrl, STOREAPI_WEBHOOK_RETRY_SCHEDULE: '1,1,1,1,1', STOREAPI_WEBHOOK_ALLOW_NETWORKS: loopback,
     STOREAPI_DISPATCH_METRICS_LISTEN: 'off' });
   const writer = start(process.execPath, [join(here, 'writer.mjs'), '--base', base, '--key', key, '--seconds', '4', '--min-writes', '20']);
   assert.equal(await writer.exited, 0, writer.lines.join('\n'));
