@@ -77,6 +77,10 @@ class SeededServer {
     pqxx::row row = work.exec_params1(sql, args...);
     return row[0].is_null() ? "<null>" : row[0].c_str();
   }
+  // A JSON text in jsonb's canonical form (keys sorted, no spacing): compared with a
+  // jsonb_build_object(...)::text of raw columns, the expected side does not come from
+  // the renderer under test.
+  std::string canonical_json(std::string_view text) { return value("select $1::jsonb::text", std::string(text)); }
   template <class... Args>
   long long count(const std::string& sql, const Args&... args) {
     return std::stoll(value(sql, args...));
@@ -97,6 +101,14 @@ class SeededServer {
   std::unique_ptr<pqxx::connection> sql_;
   std::unique_ptr<ServerProcess> server_;
 };
+
+// SQL for a timestamp column and an amount column as the API prints them (docs/DESIGN.md:
+// RFC 3339 UTC with milliseconds; amounts as strings with two decimals), for expected
+// documents built from raw columns.
+inline std::string sql_timestamp(const std::string& column) {
+  return "to_char(" + column + " at time zone 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.MS\"Z\"')";
+}
+inline std::string sql_amount(const std::string& column) { return "to_char(" + column + ", 'FM9999999990.00')"; }
 
 // Base of a test suite sharing one SeededServer (`env`) among its tests.
 class SeededServerSuite : public ::testing::Test {

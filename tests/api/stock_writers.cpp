@@ -20,6 +20,8 @@ constexpr int kMaxOperationsPerClient = 5000;
 constexpr auto kOperationBound = 60s;
 // How long a key may stay "in progress" before the client gives it up.
 constexpr auto kInProgressPatience = 3s;
+// With a count of faults: at least this many operations acknowledged while they went on.
+constexpr long long kMinAcknowledgedDuringFaults = 20;
 
 }  // namespace
 
@@ -35,6 +37,11 @@ void StockWriters::set_port(std::uint16_t port) {
   ports_ = {port};
 }
 
+void StockWriters::run(int faults, const std::function<void()>& fault) {
+  faults_ = faults;
+  run(fault);
+}
+
 void StockWriters::run(const std::function<void()>& fault) {
   std::atomic<bool> faults_over{false};
   std::vector<std::vector<Operation>> per_client(kClients);
@@ -47,6 +54,7 @@ void StockWriters::run(const std::function<void()>& fault) {
         op.key = run_ + "-" + std::to_string(c) + "-" + std::to_string(i);
         op.delta = static_cast<int>(random() % 5) + 1;
         perform(op, static_cast<std::size_t>(c + i));
+        op.during_faults = op.acknowledged && !faults_over;
       }
     });
   fault();
@@ -57,7 +65,10 @@ void StockWriters::run(const std::function<void()>& fault) {
 
 void StockWriters::check() {
   long long applied_delta = 0, applied = 0, acknowledged = 0, unacknowledged_applied = 0, replays = 0;
+  long long during_faults = 0, retried = 0;
   for (const Operation& op : ops_) {
+    during_faults += op.during_faults;
+    retried += op.acknowledged && op.attempts > 1;
     const long long rows = env_.count("select count(*) from stock_movements where variant_id = $1 and note = $2",
                                       variant_.variant, op.key);
     if (op.acknowledged) {
@@ -70,6 +81,12 @@ void StockWriters::check() {
     if (op.replay_flagged) ++replays;
     applied += rows;
     applied_delta += rows * op.delta;
+  }
+  if (faults_ > 0) {
+    EXPECT_GE(during_faults, kMinAcknowledgedDuringFaults) << "operations acknowledged while the faults went on";
+    EXPECT_GE(retried, 1) << "no acknowledged operation was retried across a fault: the faults missed the writes";
+    EXPECT_LE(static_cast<long long>(ops_.size()) - acknowledged, static_cast<long long>(kClients) * faults_)
+        << "unacknowledged beyond one in-flight operation per client and fault";
   }
   EXPECT_EQ(env_.count("select count(*) from stock_movements where variant_id = $1 and note like $2",
                        variant_.variant, run_ + "-%"),
@@ -138,6 +155,7 @@ void StockWriters::perform(Operation& op, std::size_t turn) {
   const auto bound = Clock::now() + kOperationBound;
   std::optional<Clock::time_point> in_progress_since;
   while (Clock::now() < bound) {
+    ++op.attempts;
     const std::uint16_t port = [&] {
       std::lock_guard lock(ports_mutex_);
       return ports_[turn++ % ports_.size()];

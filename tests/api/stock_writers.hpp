@@ -43,6 +43,12 @@ class StockWriters {
   // that then ends would die with it (PR_SET_PDEATHSIG follows the forking thread, not the
   // process).
   void run(const std::function<void()>& fault);
+  // The same, for `faults` faults of a kind the writes ride through (a server killed, the
+  // database restarted): check() then also asks that something happened — at least
+  // kMinAcknowledgedDuringFaults acknowledged while the faults went on, one of them retried
+  // across a fault — and that at most one operation per client and fault (the one in
+  // flight) went unacknowledged.
+  void run(int faults, const std::function<void()>& fault);
 
   // The invariants of the file's head comment, on env's side connection.
   void check();
@@ -61,6 +67,8 @@ class StockWriters {
     bool acknowledged = false;
     bool replay_flagged = false;  // the acknowledging answer said Idempotent-Replayed: true
     Clock::time_point acknowledged_at{};
+    bool during_faults = false;  // acknowledged before the faults were over
+    int attempts = 0;
   };
 
   HttpResponse post(const Operation& op, std::uint16_t port);
@@ -74,6 +82,7 @@ class StockWriters {
   VariantRef variant_;
   long long initial_stock_ = 0;
   std::vector<Operation> ops_;
+  int faults_ = 0;  // 0: the faults are not of a kind that bounds the unacknowledged
   mutable std::mutex observed_mutex_;
   std::map<int, long> statuses_;
   long unavailable_without_retry_after_ = 0;
