@@ -60,15 +60,20 @@ connections=$(ss -Htn state established "( sport = :$server_port )" | wc -l)
 [[ $connections == 1 ]] || fail "nginx holds $connections connections to storeapi, expected 1 kept alive"
 
 # A body over the server's 64 KiB limit gets the API's JSON 413 with its Request-Id, not
-# nginx's HTML page (nginx's client_max_body_size is above the server's limit).
-head -c 70000 /dev/zero | tr '\0' 'x' >"$work/big-body"
-"${https[@]}" -D "$work/h3" -o "$work/b3" -H "Content-Type: application/json" --data-binary @"$work/big-body" \
-  "https://127.0.0.1:$proxy_port/v1/orders/00000000-0000-0000-0000-000000000000/fulfillment"
-grep -q '^HTTP/1.1 413' "$work/h3" || fail "a 70 KB body through nginx: $(head -1 "$work/h3") $(head -c 200 "$work/b3")"
-request_id=$(sed -n 's/^[Rr]equest-[Ii]d: \(req_[0-9a-f]*\).*/\1/p' "$work/h3")
-[[ -n $request_id ]] || fail "the 413 through nginx has no Request-Id"
-grep -q "\"code\":\"payload_too_large\".*\"request_id\":\"$request_id\"" "$work/b3" ||
-  fail "the 413 through nginx is not the API's JSON error: $(head -c 200 "$work/b3")"
+# nginx's HTML page (nginx's client_max_body_size is above the server's limit). Several
+# times and up to nearly nginx's limit: a server that closed with the body's rest unread
+# made the kernel reset the connection, and nginx answered 502 in about 1 run of 3 at 70 KB
+# (the server now drops the rest before it closes).
+for size in 70000 900000 70000 900000 70000 900000; do
+  head -c $size /dev/zero | tr '\0' 'x' >"$work/big-body"
+  "${https[@]}" -D "$work/h3" -o "$work/b3" -H "Content-Type: application/json" --data-binary @"$work/big-body" \
+    "https://127.0.0.1:$proxy_port/v1/orders/00000000-0000-0000-0000-000000000000/fulfillment"
+  grep -q '^HTTP/1.1 413' "$work/h3" || fail "a $size-byte body through nginx: $(head -1 "$work/h3") $(head -c 200 "$work/b3")"
+  request_id=$(sed -n 's/^[Rr]equest-[Ii]d: \(req_[0-9a-f]*\).*/\1/p' "$work/h3")
+  [[ -n $request_id ]] || fail "the 413 through nginx has no Request-Id"
+  grep -q "\"code\":\"payload_too_large\".*\"request_id\":\"$request_id\"" "$work/b3" ||
+    fail "the 413 through nginx is not the API's JSON error: $(head -c 200 "$work/b3")"
+done
 
 # Straight to the server from another address, with a forged X-Forwarded-For.
 curl -sS --interface 127.0.0.3 -o /dev/null -H "X-Forwarded-For: 198.51.100.1" "http://127.0.0.1:$server_port/healthz"

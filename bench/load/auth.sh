@@ -15,7 +15,9 @@
 # (b) one prepared single-row SELECT per request through the server vs pgbench -M prepared
 #     running the same SELECT at the same concurrency. Until a read endpoint exists, the
 #     server side is the key lookup itself: every request carries a new unknown key
-#     (random_key.lua), so each costs one SELECT by hash (finding no row) and a 401.
+#     (random_key.lua), so each cost one SELECT by hash (finding no row) and a 401 —
+#     until the node's set of key hashes refused unknown keys without a query
+#     (bench/load/key-flood): the server row now measures no database work.
 #
 # Settings (environment): BENCH_DURATION (10), BENCH_CONNECTIONS (64), BENCH_THREADS
 # (wrk and pgbench threads, 2), STOREAPI_THREADS (server, default: cores),

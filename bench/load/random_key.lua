@@ -1,7 +1,8 @@
 -- wrk script: GET /v1/store (or the path given as its argument) with a fresh, well-formed
--- but unknown API key on every request, so each one costs the server its key lookup: a
--- SHA-256, a miss in the per-core cache and one prepared SELECT by hash (no rows) on its
--- pipelined pool, answered 401 invalid_api_key.
+-- but unknown API key on every request: a SHA-256, a miss in the per-core cache and a
+-- look in the node's set of key hashes, answered 401 invalid_api_key without a query
+-- (bench/load/key-flood measures it; before that set, each cost one prepared SELECT by
+-- hash, which auth.sh's (b) compared with pgbench).
 local alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
 local counter = 0
 local path = "/v1/store"

@@ -3,7 +3,7 @@
 // from an unbound thread (shared block, fetch_add); and a whole scrape's rendering.
 #include <benchmark/benchmark.h>
 
-#include "api/router.hpp"
+#include "api/routing/router.hpp"
 #include "http/server_metrics.hpp"
 #include "metrics/registry.hpp"
 

@@ -1,6 +1,6 @@
 // Router matching and query parsing of typical requests.
 #include "http/query.hpp"
-#include "api/router.hpp"
+#include "api/routing/router.hpp"
 
 #include <benchmark/benchmark.h>
 

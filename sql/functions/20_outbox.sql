@@ -109,12 +109,14 @@ end $$;
 -- Records the outcome of attempt p_attempt of a delivery (the dispatcher calls it once per
 -- attempt) and returns the delivery's status after it, or null when a later attempt or a
 -- recorded success has superseded this one.
+--   p_event_created_at: the delivery's event's time, the partition key of the delivery and
+--     its attempts (sql/033_outbox_partitions.sql): it picks their partition at once.
 --   p_status: the HTTP status, null when no response came (p_error says why).
 --   p_retry_in: when to try again after a failure; null = the schedule is exhausted.
 -- A 2xx wins even when it arrives late (after another dispatcher took over the delivery):
 -- the receiver has the event. A failure counts only while it is the latest attempt.
 create or replace function api.record_webhook_attempt(
-    p_store uuid, p_delivery uuid, p_attempt integer, p_attempted_at timestamptz,
+    p_store uuid, p_delivery uuid, p_event_created_at timestamptz, p_attempt integer, p_attempted_at timestamptz,
     p_status integer, p_latency_ms integer, p_response text, p_error text, p_retry_in interval)
 returns text language plpgsql volatile as $$
 declare
@@ -122,10 +124,20 @@ declare
   v_status text;
   v_round_started_at timestamptz;
 begin
+  -- The delivery may be gone: fan-outs commit asynchronously (dispatch/outbox.cpp), so a
+  -- failover can lose one together with its event's fanned_out_at, after the dispatcher
+  -- claimed and sent it. The event is fanned out again and delivered anew; this outcome
+  -- has nothing left to record (its attempt would belong to no delivery).
+  if not exists (select from webhook_deliveries
+                  where store_id = p_store and id = p_delivery and event_created_at = p_event_created_at) then
+    return null;
+  end if;
   insert into webhook_delivery_attempts
-    (store_id, delivery_id, attempt, attempted_at, response_status, latency_ms, response_excerpt, error)
-  values (p_store, p_delivery, p_attempt, p_attempted_at, p_status, p_latency_ms, p_response, p_error)
-  on conflict (store_id, delivery_id, attempt) do update
+    (store_id, delivery_id, event_created_at, attempt, attempted_at, response_status, latency_ms, response_excerpt,
+     error)
+  values (p_store, p_delivery, p_event_created_at, p_attempt, p_attempted_at, p_status, p_latency_ms, p_response,
+          p_error)
+  on conflict (store_id, delivery_id, attempt, event_created_at) do update
     set attempted_at = excluded.attempted_at, response_status = excluded.response_status,
         latency_ms = excluded.latency_ms, response_excerpt = excluded.response_excerpt,
         error = excluded.error;
@@ -134,7 +146,8 @@ begin
     update webhook_deliveries
        set status = 'succeeded', last_attempt_at = p_attempted_at, last_status = p_status,
            last_latency_ms = p_latency_ms, last_response = p_response, updated_at = api.now_ms()
-     where store_id = p_store and id = p_delivery and status <> 'succeeded'
+     where store_id = p_store and id = p_delivery and event_created_at = p_event_created_at
+       and status <> 'succeeded'
     returning endpoint_id into v_endpoint;
     if not found then
       return null;
@@ -149,11 +162,12 @@ begin
          next_attempt_at = coalesce(api.now_ms() + p_retry_in, next_attempt_at),
          last_attempt_at = p_attempted_at, last_status = p_status, last_latency_ms = p_latency_ms,
          last_response = p_response, updated_at = api.now_ms()
-   where store_id = p_store and id = p_delivery and status = 'pending' and attempts = p_attempt
+   where store_id = p_store and id = p_delivery and event_created_at = p_event_created_at
+     and status = 'pending' and attempts = p_attempt
   returning endpoint_id, status,
             (select a.attempted_at from webhook_delivery_attempts a
               where a.store_id = p_store and a.delivery_id = p_delivery
-                and a.attempt = webhook_deliveries.schedule_start + 1)
+                and a.event_created_at = p_event_created_at and a.attempt = webhook_deliveries.schedule_start + 1)
        into v_endpoint, v_status, v_round_started_at;
   if not found then
     return null;

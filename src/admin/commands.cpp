@@ -7,6 +7,7 @@
 #include "admin/json.hpp"
 #include "admin/keys.hpp"
 #include "admin/migrations.hpp"
+#include "admin/retention.hpp"
 #include "admin/seed.hpp"
 #include "admin/staff.hpp"
 #include "admin/stock_history.hpp"
@@ -15,6 +16,7 @@
 #include "admin/webhook_deliveries.hpp"
 #include "admin/webhook_destination.hpp"
 #include "admin/webhooks.hpp"
+#include "common/env.hpp"
 
 #include <optional>
 #include <vector>
@@ -30,7 +32,7 @@ struct Command {
   Handler handler;
   // Changes what a key may do, or a store's data outside the API (seed): returns only
   // once the running servers applied it (for a seed: each store's reads leave the
-  // standbys until they have replayed it, api/read_router.hpp).
+  // standbys until they have replayed it, api/routing/read_router.hpp).
   bool waits_for_servers = false;
 };
 
@@ -43,7 +45,13 @@ void in_transaction(pqxx::connection& conn, Body body) {
 }
 
 void cmd_migrate(JsonWriter& json, pqxx::connection& conn, const Flags&) {
-  MigrationReport report = migrate(conn);
+  Retention retention;
+  try {
+    retention = Retention::from_env();
+  } catch (const env::SettingError& e) {
+    throw UsageError(e.what());
+  }
+  MigrationReport report = migrate(conn, retention);
   json.begin_object().field("object", "migrations").key("applied").begin_array();
   for (const auto& name : report.applied) json.value(name);
   json.end_array().field("current", report.current).end_object();
@@ -145,7 +153,13 @@ void cmd_webhook_rotate_secret(JsonWriter& json, pqxx::connection& conn, const F
 void cmd_webhook_deliveries(JsonWriter& json, pqxx::connection& conn, const Flags& f) {
   long limit = f.count_or("limit", 50);
   if (limit < 1 || limit > 1000) throw UsageError("--limit must be from 1 to 1000");
-  in_transaction(conn, [&](pqxx::work& w) { write_deliveries(json, w, f.get("store"), f.find("event"), limit); });
+  in_transaction(conn, [&](pqxx::work& w) {
+    write_deliveries(json, w, f.get("store"), f.find("event"), limit, f.find("starting-after"));
+  });
+}
+
+void cmd_retention(JsonWriter& json, pqxx::connection& conn, const Flags&) {
+  in_transaction(conn, [&](pqxx::work& w) { write_retention(json, w); });
 }
 
 void cmd_event_redeliver(JsonWriter& json, pqxx::connection& conn, const Flags& f) {
@@ -175,9 +189,10 @@ const std::vector<Command>& commands() {
       {"webhook disable", {{"webhook"}, {}}, cmd_webhook_disable},
       {"webhook enable", {{"webhook"}, {}}, cmd_webhook_enable},
       {"webhook rotate-secret", {{"webhook"}, {}}, cmd_webhook_rotate_secret},
-      {"webhook deliveries", {{"store"}, {"event", "limit"}}, cmd_webhook_deliveries},
+      {"webhook deliveries", {{"store"}, {"event", "limit", "starting-after"}}, cmd_webhook_deliveries},
       {"event redeliver", {{"event"}, {"store"}}, cmd_event_redeliver},
       {"seed", {{"store"}, {"orders", "products", "customers", "bookings"}}, cmd_seed, true},
+      {"retention", {}, cmd_retention},
   };
   return table;
 }

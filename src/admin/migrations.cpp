@@ -27,7 +27,7 @@ std::map<std::string, std::string> recorded(pqxx::work& work, const std::string&
 
 }  // namespace
 
-MigrationReport migrate(pqxx::connection& conn) {
+MigrationReport migrate(pqxx::connection& conn, const Retention& retention) {
   pqxx::work work(conn);
   work.exec("set local client_min_messages = warning");
   work.exec("select pg_advisory_xact_lock(" + std::to_string(kMigrationLock) + ")");
@@ -63,6 +63,8 @@ MigrationReport migrate(pqxx::connection& conn) {
         f.version, f.name, checksum);
     report.applied.emplace_back(std::string("functions/") + f.name);
   }
+  work.exec_params("select api.extend_outbox_partitions(make_interval(secs => $1), make_interval(secs => $2))",
+                   static_cast<double>(retention.partition.count()), static_cast<double>(retention.ahead().count()));
   work.commit();
   return report;
 }

@@ -1,5 +1,7 @@
 #pragma once
 // The sql/ migrations, embedded at build time, and applying them.
+#include "common/retention.hpp"
+
 #include <pqxx/pqxx>
 
 #include <span>
@@ -30,6 +32,8 @@ struct MigrationReport {
 // in schema_functions (reported as "functions/NAME"). Concurrent callers are serialised
 // by an advisory lock. A recorded migration whose text has changed since is an error
 // (CommandError): migrations are append-only; repeatable files are edited in place.
-MigrationReport migrate(pqxx::connection& conn);
+// Last, the outbox's time slots are created ahead of now with `retention`'s width (the
+// dispatcher keeps them ahead from then on), so the writes have partitions to go to.
+MigrationReport migrate(pqxx::connection& conn, const Retention& retention = {});
 
 }  // namespace storeapi::admin

@@ -2,6 +2,7 @@
 
 #include "admin/database.hpp"
 #include "admin/errors.hpp"
+#include "admin/retention.hpp"
 #include "admin/stores.hpp"
 #include "common/uuid.hpp"
 
@@ -46,25 +47,38 @@ void write_attempt(JsonWriter& json, const pqxx::row& a) {
 }  // namespace
 
 void write_deliveries(JsonWriter& json, pqxx::work& work, const std::string& store_id,
-                      const std::optional<std::string>& event, long limit) {
+                      const std::optional<std::string>& event, long limit,
+                      const std::optional<std::string>& starting_after) {
   require_store(work, store_id);
+  const std::string kept = "deliveries and events are kept for " + describe(applied_retention(work).keep);
   std::optional<std::string> event_id;
   if (event) {
     event_id = event_uuid(*event);
     if (work.exec_params("select 1 from events where store_id = $1 and id = $2", store_id, *event_id).empty())
-      throw CommandError("no event '" + *event + "' in store '" + store_id + "'");
+      throw CommandError("no event '" + *event + "' in store '" + store_id + "' (" + kept + ")");
   }
+  if (starting_after &&
+      (!is_uuid(*starting_after) ||
+       work.exec_params("select 1 from webhook_deliveries where store_id = $1 and id = $2", store_id, *starting_after)
+           .empty()))
+    throw CommandError("no delivery '" + *starting_after + "' in store '" + store_id + "' (" + kept + ")");
+  // Newest first, one more than asked to tell whether a page follows. A delivery is shown
+  // with its event: both live in the event's time slot and go together.
   auto deliveries = work.exec_params(
       "select d.id, d.event_id, e.type, d.endpoint_id, w.url, d.status,"
-      "   case when d.status = 'pending' then d.next_attempt_at end, d.created_at, d.updated_at"
+      "   case when d.status = 'pending' then d.next_attempt_at end, d.created_at, d.updated_at, d.event_created_at"
       " from webhook_deliveries d"
-      " join events e on e.store_id = d.store_id and e.id = d.event_id"
+      " join events e on e.store_id = d.store_id and e.id = d.event_id and e.created_at = d.event_created_at"
       " join webhook_endpoints w on w.store_id = d.store_id and w.id = d.endpoint_id"
       " where d.store_id = $1 and ($2::uuid is null or d.event_id = $2)"
-      " order by d.created_at desc, d.id desc limit $3",
-      store_id, event_id, limit);
+      "   and ($4::uuid is null or (d.created_at, d.id) <"
+      "        (select a.created_at, a.id from webhook_deliveries a where a.store_id = $1 and a.id = $4))"
+      " order by d.created_at desc, d.id desc limit $3 + 1",
+      store_id, event_id, limit, starting_after);
+  const bool has_more = deliveries.size() > static_cast<std::size_t>(limit);
   std::vector<std::string> ids;
-  for (const auto& d : deliveries) ids.emplace_back(d[0].c_str());
+  for (std::size_t i = 0; i < deliveries.size() && i < static_cast<std::size_t>(limit); ++i)
+    ids.emplace_back(deliveries[i][0].c_str());
   std::map<std::string, std::vector<pqxx::row>> attempts;
   for (const auto& a : work.exec_params(
            "select delivery_id, attempt, attempted_at, response_status, latency_ms, response_excerpt, error"
@@ -74,7 +88,8 @@ void write_deliveries(JsonWriter& json, pqxx::work& work, const std::string& sto
     attempts[a[0].c_str()].push_back(a);
 
   json.begin_object().field("object", "list").key("data").begin_array();
-  for (const auto& d : deliveries) {
+  for (std::size_t i = 0; i < ids.size(); ++i) {
+    const auto& d = deliveries[i];
     json.begin_object()
         .field("object", "webhook_delivery")
         .field("id", d[0].c_str())
@@ -90,44 +105,58 @@ void write_deliveries(JsonWriter& json, pqxx::work& work, const std::string& sto
     for (const auto& a : attempts[d[0].c_str()]) write_attempt(json, a);
     json.end_array().end_object();
   }
-  json.end_array().end_object();
+  json.end_array().field("has_more", has_more).end_object();
 }
 
 void redeliver_event(JsonWriter& json, pqxx::work& work, const std::string& event,
                      const std::optional<std::string>& store_id) {
   std::string id = event_uuid(event);
   if (store_id && !is_uuid(*store_id)) throw CommandError("no store with id '" + *store_id + "'");
+  const Retention retention = applied_retention(work);
   auto found = work.exec_params(
-      "select store_id from events where id = $1 and ($2::uuid is null or store_id = $2) for update", id, store_id);
-  if (found.empty()) throw CommandError("no event with id '" + event + "'");
+      "select store_id, created_at, created_at <= now() - make_interval(secs => $3) from events"
+      " where id = $1 and ($2::uuid is null or store_id = $2) for update",
+      id, store_id, static_cast<double>(retention.keep.count()));
+  if (found.empty())
+    throw CommandError("no event with id '" + event + "' (events are kept for " + describe(retention.keep) +
+                       "; an older one is gone)");
+  // Its slot is about to be dropped: a new pending delivery would only hold it back, and
+  // the dispatcher has no older event to go with it once the slot is gone.
+  if (found[0][2].as<bool>())
+    throw CommandError("event '" + event + "' is past the retention period (" + describe(retention.keep) +
+                       ") and can no longer be redelivered");
   std::string store = found[0][0].c_str();
+  std::string created_at = found[0][1].c_str();
 
   // The endpoints that would receive the event now, each with its delivery (existing or new).
   auto deliveries = work.exec_params(
       "with targets as ("
       "  select w.id as endpoint_id, w.url from events e join webhook_endpoints w on w.store_id = e.store_id"
-      "   where e.store_id = $1 and e.id = $2 and w.enabled and (w.events is null or e.type = any (w.events))"
+      "   where e.store_id = $1 and e.id = $2 and e.created_at = $3"
+      "     and w.enabled and (w.events is null or e.type = any (w.events))"
       "), reset as ("
       "  update webhook_deliveries d set status = 'pending', next_attempt_at = api.now_ms(),"
       "         schedule_start = d.attempts, updated_at = api.now_ms()"
-      "    from targets t where d.store_id = $1 and d.event_id = $2 and d.endpoint_id = t.endpoint_id"
+      "    from targets t where d.store_id = $1 and d.event_id = $2 and d.event_created_at = $3"
+      "     and d.endpoint_id = t.endpoint_id"
       "  returning d.id, d.endpoint_id"
       "), created as ("
-      "  insert into webhook_deliveries (store_id, event_id, endpoint_id)"
-      "  select $1, $2, t.endpoint_id from targets t"
-      "   where not exists (select 1 from webhook_deliveries d"
-      "                      where d.store_id = $1 and d.event_id = $2 and d.endpoint_id = t.endpoint_id)"
+      "  insert into webhook_deliveries (store_id, event_id, event_created_at, endpoint_id)"
+      "  select $1, $2, $3, t.endpoint_id from targets t"
+      "   where not exists (select 1 from webhook_deliveries d where d.store_id = $1 and d.event_id = $2"
+      "                        and d.event_created_at = $3 and d.endpoint_id = t.endpoint_id)"
       "  returning id, endpoint_id"
       ")"
       " select x.id, x.endpoint_id, t.url from (select * from reset union all select * from created) x"
       " join targets t on t.endpoint_id = x.endpoint_id order by t.url, x.endpoint_id",
-      store, id);
+      store, id, created_at);
   if (deliveries.empty())
     throw CommandError("event '" + event + "' has no enabled webhook endpoint subscribed to its type");
   // Fanned out by hand: a dispatcher must not fan it out once more.
   work.exec_params(
-      "update events set fanned_out_at = api.now_ms() where store_id = $1 and id = $2 and fanned_out_at is null",
-      store, id);
+      "update events set fanned_out_at = api.now_ms()"
+      " where store_id = $1 and id = $2 and created_at = $3 and fanned_out_at is null",
+      store, id, created_at);
   work.exec("select pg_notify(api.config('events_channel'), '')");
 
   json.begin_object()

@@ -2,6 +2,8 @@
 // What the API needs to know of the server's configuration. The app layer reads the
 // environment (app/config.hpp) and fills this in; the API never sees the rest.
 #include <chrono>
+#include <cstddef>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -24,6 +26,12 @@ struct Settings {
   // URLs); empty: every read on the primary. Each core polls each every `replica_poll`.
   std::vector<std::string> replica_urls;
   std::chrono::milliseconds replica_poll{10};
+  // Entries of each core's key cache (auth::KeyCacheOptions::max_entries).
+  std::size_t key_cache_size = 100'000;
+  // Whether the invalidation channel is heard now (any thread may ask): while it is not,
+  // key creations may go unheard, so the node's set of key hashes is no answer
+  // (auth/known_keys.hpp). Empty: always.
+  std::function<bool()> invalidations_listening;
 };
 
 }  // namespace storeapi::api

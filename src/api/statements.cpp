@@ -2,13 +2,14 @@
 
 #include <vector>
 
-#include "api/cursor_secret.hpp"
-#include "api/dispatcher_wake.hpp"
-#include "api/idempotency.hpp"
-#include "api/write_statements.hpp"
-#include "api/endpoints.hpp"
+#include "api/lists/cursor_secret.hpp"
+#include "api/writes/dispatcher_wake.hpp"
+#include "api/writes/idempotency.hpp"
+#include "api/writes/write_statements.hpp"
+#include "api/routing/endpoints.hpp"
 #include "auth/authenticator.hpp"
 #include "auth/invalidation.hpp"
+#include "auth/key_set_coordinator.hpp"
 #include "db/standbys.hpp"
 
 namespace storeapi::api {
@@ -18,6 +19,7 @@ std::span<const db::Statement> statements() {
     std::vector<db::Statement> list{
         auth::kKeyByHash,
         auth::kConfirmInvalidation,
+        auth::kKeyHashPage,
         kStoreRejection,
         kPurgeIdempotencyKeys,
         kFulfillOrder,

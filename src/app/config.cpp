@@ -49,6 +49,7 @@ Config Config::from_env() {
   read_number<unsigned>("STOREAPI_THREADS", c.threads, 1, 256);
   read_number<std::size_t>("STOREAPI_MAX_CONNECTIONS", c.max_connections, 1, 1'000'000);
   read_number<unsigned>("STOREAPI_DB_CONNS_PER_THREAD", c.db_conns_per_thread, 1, 64);
+  read_number<std::size_t>("STOREAPI_KEY_CACHE_SIZE", c.key_cache_size, 1, 100'000'000);
   read_millis("STOREAPI_REQUEST_TIMEOUT_MS", c.request_timeout);
   read_millis("STOREAPI_IDLE_TIMEOUT_MS", c.idle_timeout);
   read_millis("STOREAPI_SHUTDOWN_GRACE_MS", c.shutdown_grace);

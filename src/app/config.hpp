@@ -54,6 +54,9 @@ struct Config {
   // the node out first). 0: close at once.
   std::chrono::milliseconds drain{0};
   std::string trusted_proxy;                      // STOREAPI_TRUSTED_PROXY: an IP address, or empty
+  // STOREAPI_KEY_CACHE_SIZE: API keys each core keeps in its cache; past it the least
+  // recently used is dropped (docs/SCALING.md sizes it).
+  std::size_t key_cache_size = 100'000;
   // STOREAPI_TAKEOVER=on: start beside a running server on the same STOREAPI_LISTEN (both
   // serve, SO_REUSEPORT) to replace it; off: a port in use stops the start.
   bool takeover = false;

@@ -12,7 +12,7 @@
 #include <thread>
 #include <vector>
 
-#include "api/application.hpp"
+#include "api/routing/application.hpp"
 #include "app/config.hpp"
 #include "app/open_files.hpp"
 #include "common/env.hpp"
@@ -106,6 +106,18 @@ void check_surroundings(const app::Config& config) {
   }
 }
 
+// The first core's listener. Every core's listener shares the port (SO_REUSEPORT), which
+// would also let a second server started by mistake on a busy port take half of its
+// connections: only a takeover asked for joins a port another process listens on.
+int bind_first_listener(const app::Config& config) {
+  if (!config.takeover && runtime::port_taken(config.listen))
+    throw std::runtime_error("STOREAPI_LISTEN " + config.listen.host + ":" + std::to_string(config.listen.port) +
+                             " is in use (another storeapi, or a second tools/run?): choose another port, or set "
+                             "STOREAPI_TAKEOVER=on to start beside the running server and replace it (README "
+                             "\"Running several nodes\")");
+  return runtime::bind_tcp(config.listen);
+}
+
 http::ServerOptions server_options_of(const app::Config& config) {
   http::ServerOptions options;
   options.routes = api::route_labels();
@@ -126,6 +138,8 @@ api::Settings api_settings_of(const app::Config& config) {
       .redis_timeout = config.redis_timeout,
       .replica_urls = config.replica_urls,
       .replica_poll = config.replica_poll,
+      .key_cache_size = config.key_cache_size,
+      .invalidations_listening = {},
   };
 }
 
@@ -174,21 +188,13 @@ int serve(const app::Config& config) {
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
   std::signal(SIGPIPE, SIG_IGN);
 
-  // Every core's listener shares the port (SO_REUSEPORT), which would also let a second
-  // server started by mistake on a busy port take half of its connections: only a
-  // takeover asked for joins a port another process listens on.
-  if (!config.takeover && runtime::port_taken(config.listen))
-    throw std::runtime_error("STOREAPI_LISTEN " + config.listen.host + ":" + std::to_string(config.listen.port) +
-                             " is in use (another storeapi, or a second tools/run?): choose another port, or set "
-                             "STOREAPI_TAKEOVER=on to start beside the running server and replace it "
-                             "(README \"Running several nodes\")");
-  const int first_listener = runtime::bind_tcp(config.listen);
+  const int first_listener = bind_first_listener(config);
   runtime::ListenAddress bound = config.listen;
   bound.port = runtime::local_port(first_listener);  // port 0 resolves once, for every core
 
   const http::ServerOptions server_options = server_options_of(config);
   metrics::Registry& registry = register_metrics(config);
-  const api::Settings api_settings = api_settings_of(config);
+  api::Settings api_settings = api_settings_of(config);  // invalidations_listening: set below, with the listener
   auth::RateLimiter rate_limiter;  // shared by every core: the limit is per store, exact
   db::WritePositions write_positions;  // likewise: a write on one core, a read on another
   std::vector<CoreState> cores_state(config.threads);
@@ -201,9 +207,11 @@ int serve(const app::Config& config) {
                       const runtime::Cores* c = scraped_cores.load(std::memory_order_acquire);
                       return c ? static_cast<double>(c->cq_overflows()) : 0.0;
                     });
-  // One LISTEN connection, on core 0, fans invalidations out to every core's key cache;
-  // the core that applies one last confirms it (auth/invalidation.hpp). Started once the
-  // cores run.
+  // One LISTEN connection, on core 0, fans invalidations out to every core's key cache
+  // and set of key hashes; the core that applies one last confirms it
+  // (auth/invalidation.hpp). Core 0 then hands it to the set's coordinator, whose new
+  // arrays reach each core after the payloads before them (auth/key_set_coordinator.hpp).
+  // Started once the cores run.
   db::Listener listener(config.listen_database_url, db::kInvalidateChannel, [&](std::string_view payload) {
     if (auth::is_confirmation(payload)) return;
     auto pending = std::make_shared<std::atomic<unsigned>>(config.threads);
@@ -212,7 +220,15 @@ int serve(const app::Config& config) {
       application.invalidate(p);
       if (pending->fetch_sub(1) == 1) application.confirm_invalidation(p);
     });
+    cores_state[0].application->key_set_heard(payload);
   });
+  api_settings.invalidations_listening = [&listener] { return listener.listening(); };
+  const auth::KeySetCoordinator::Publish publish_key_set = [&cores, &cores_state](auth::SharedKeyPrefixes shared,
+                                                                                   bool complete) {
+    cores->post_all([&cores_state, shared = std::move(shared), complete](runtime::Reactor& r) {
+      cores_state[r.index()].application->install_key_set(shared, complete);
+    });
+  };
   registry.computed("storeapi_invalidations_listening",
                     "1 while the server LISTENs for key and store invalidations; 0: revocations reach it only "
                     "through the key cache's TTL.",
@@ -240,6 +256,7 @@ int serve(const app::Config& config) {
       state.listen_fd = reactor.index() == 0 ? first_listener : runtime::bind_tcp(bound);
       state.application = std::make_unique<api::Application>(api_settings, rate_limiter, write_positions,
                                                             reactor.index() == 0);
+      if (reactor.index() == 0) state.application->coordinate_key_set(publish_key_set);
       state.application->start();
       http::ServerOptions options = server_options;
       // The cap is for the whole process: cores share it out exactly (the first ones take

@@ -59,21 +59,25 @@ namespace {
 metrics::Counter& cache_lookups(std::string_view result) {
   return metrics::Registry::process()
       .counter("storeapi_key_cache_lookups_total",
-               "API key lookups in a core's cache: hit, miss (asked the database) or known_unknown (negative cache).",
+               "API key lookups in a core's cache: hit, miss (asked the database), known_unknown (negative cache) "
+               "or absent (not in the node's set of key hashes).",
                {"result"})
       .with({result});
 }
 
 }  // namespace
 
-Authenticator::Authenticator(db::Pool& pool, KeyCache& cache, RateLimiter& limiter, FleetBatch* fleet)
+Authenticator::Authenticator(db::Pool& pool, KeyCache& cache, RateLimiter& limiter, FleetBatch* fleet,
+                             const KnownKeys* known)
     : pool_(pool),
       cache_(cache),
       limiter_(limiter),
       fleet_(fleet),
+      known_(known),
       cache_hits_(cache_lookups("hit")),
       cache_misses_(cache_lookups("miss")),
-      cache_known_unknown_(cache_lookups("known_unknown")) {}
+      cache_known_unknown_(cache_lookups("known_unknown")),
+      cache_absent_(cache_lookups("absent")) {}
 
 runtime::task<Authenticator::Lookup> Authenticator::load(const crypto::Sha256& hash) {
   std::string hex = crypto::hex(hash);
@@ -141,6 +145,11 @@ runtime::task<AuthResult> Authenticator::authenticate(std::optional<std::string_
   const KeyRecord* key = cache_.find(hash, now);
   if (key) cache_hits_.inc();
   if (!key) {
+    if (known_ && !known_->may_exist(hash)) {
+      cache_absent_.inc();
+      result.status = AuthStatus::invalid_api_key;
+      co_return result;
+    }
     if (cache_.known_unknown(hash, now)) {
       cache_known_unknown_.inc();
       result.status = AuthStatus::invalid_api_key;

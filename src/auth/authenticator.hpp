@@ -1,7 +1,8 @@
 #pragma once
 // Authentication, plan check and rate limit for one /v1 request, in docs/DESIGN.md's order:
 // key present (401 missing_api_key) → key well-formed and known (401 invalid_api_key;
-// malformed keys never reach the database) → not revoked / not expired → store plan
+// malformed keys, and keys whose hash the node's set does not hold, never reach the
+// database) → not revoked / not expired → store plan
 // includes the API (403 plan_required) → rate limit (429). A warm key costs one SHA-256,
 // one hash-map lookup and one compare-and-swap.
 #include <array>
@@ -12,6 +13,7 @@
 #include <string_view>
 
 #include "auth/key_cache.hpp"
+#include "auth/known_keys.hpp"
 #include "auth/rate_limiter.hpp"
 #include "auth/fleet_batch.hpp"
 #include "common/uuid.hpp"
@@ -46,7 +48,7 @@ struct Caller {
   ScopeSet scopes;
   RateDecision rate{};
   // Fleet mode: the store's last write position as Redis had it when this request was
-  // admitted (api/read_router.hpp); nullopt when unknown (none recorded, Redis down).
+  // admitted (api/routing/read_router.hpp); nullopt when unknown (none recorded, Redis down).
   std::optional<std::uint64_t> last_write_lsn;
   std::shared_ptr<const std::string> store_body;
 
@@ -80,8 +82,10 @@ std::optional<timefmt::Micros> key_expiry(const db::Result& r, int row);
 class Authenticator {
  public:
   // With `fleet` (fleet mode) the rate limit is the fleet's, kept in Redis; the node's
-  // own buckets serve only while Redis cannot answer.
-  Authenticator(db::Pool& pool, KeyCache& cache, RateLimiter& limiter, FleetBatch* fleet = nullptr);
+  // own buckets serve only while Redis cannot answer. With `known`, a key whose hash it
+  // certainly does not hold is refused without a query.
+  Authenticator(db::Pool& pool, KeyCache& cache, RateLimiter& limiter, FleetBatch* fleet = nullptr,
+                const KnownKeys* known = nullptr);
 
   // `authorization`: the request's Authorization header, nullopt when it has none. Read
   // before the first suspension only, so the view need not outlive the call.
@@ -103,10 +107,12 @@ class Authenticator {
   KeyCache& cache_;
   RateLimiter& limiter_;
   FleetBatch* fleet_;
+  const KnownKeys* known_;
   // storeapi_key_cache_lookups_total by result.
   metrics::Counter& cache_hits_;
   metrics::Counter& cache_misses_;
   metrics::Counter& cache_known_unknown_;
+  metrics::Counter& cache_absent_;
 };
 
 }  // namespace storeapi::auth

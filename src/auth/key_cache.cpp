@@ -23,15 +23,6 @@ std::optional<crypto::Sha256> parse_hex_hash(std::string_view hex) {
   return out;
 }
 
-// Bounded maps: drop what has expired; if that is not enough, start over (a cold cache
-// costs one query per key, which is the price of a bound).
-template <class Map, class ExpiresOf>
-void make_room(Map& map, std::size_t max, std::chrono::steady_clock::time_point now, ExpiresOf expires_of) {
-  if (map.size() < max) return;
-  std::erase_if(map, [&](const auto& kv) { return expires_of(kv.second) <= now; });
-  if (map.size() >= max) map.clear();
-}
-
 }  // namespace
 
 std::size_t KeyCache::HashOfHash::operator()(const Hash& h) const noexcept {
@@ -41,20 +32,20 @@ std::size_t KeyCache::HashOfHash::operator()(const Hash& h) const noexcept {
 }
 
 const KeyRecord* KeyCache::find(const Hash& hash, Clock::time_point now) {
-  auto it = entries_.find(hash);
-  if (it == entries_.end()) return nullptr;
-  if (it->second.expires <= now) {
-    entries_.erase(it);
+  Entry* e = entries_.find(hash);
+  if (!e) return nullptr;
+  if (e->expires <= now) {
+    entries_.erase(hash);
     return nullptr;
   }
-  return &it->second.record;
+  return &e->record;
 }
 
 bool KeyCache::known_unknown(const Hash& hash, Clock::time_point now) {
-  auto it = unknown_.find(hash);
-  if (it == unknown_.end()) return false;
-  if (it->second <= now) {
-    unknown_.erase(it);
+  const Clock::time_point* expires = unknown_.find(hash);
+  if (!expires) return false;
+  if (*expires <= now) {
+    unknown_.erase(hash);
     return false;
   }
   return true;
@@ -62,24 +53,22 @@ bool KeyCache::known_unknown(const Hash& hash, Clock::time_point now) {
 
 const KeyRecord& KeyCache::insert(const Hash& hash, KeyRecord record, Clock::time_point now,
                                   std::uint64_t looked_up_at) {
-  make_room(entries_, options_.max_entries, now, [](const Entry& e) { return e.expires; });
   unknown_.erase(hash);
-  Entry& e = entries_[hash];
-  e.record = std::move(record);
   // A stale answer is stored already expired: the caller uses it at once, and the next
   // find() drops it.
-  e.expires = looked_up_at == generation_ ? now + options_.ttl : now;
-  return e.record;
+  const Clock::time_point expires = looked_up_at == generation_ ? now + options_.ttl : now;
+  return entries_.put(hash, Entry{std::move(record), expires}).record;
 }
 
 void KeyCache::insert_unknown(const Hash& hash, Clock::time_point now, std::uint64_t looked_up_at) {
   if (looked_up_at != generation_) return;
-  make_room(unknown_, options_.max_negative, now, [](Clock::time_point t) { return t; });
-  unknown_[hash] = now + options_.negative_ttl;
+  unknown_.put(hash, now + options_.negative_ttl);
 }
 
 KeyCache::KeyCache(KeyCacheOptions options)
     : options_(options),
+      entries_(options.max_entries),
+      unknown_(options.max_negative),
       invalidations_(metrics::Registry::process()
                          .counter("storeapi_key_cache_invalidations_total",
                                   "Invalidations applied to a core's key cache (NOTIFY storeapi_invalidate).")
@@ -98,7 +87,7 @@ void KeyCache::invalidate(std::string_view payload) {
     }
   } else if (payload.starts_with("store:")) {
     if (auto store = Uuid::parse(payload.substr(6)))
-      std::erase_if(entries_, [&](const auto& kv) { return kv.second.record.store_id == *store; });
+      entries_.erase_if([&](const Entry& e) { return e.record.store_id == *store; });
   }
 }
 

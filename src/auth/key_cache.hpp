@@ -3,15 +3,16 @@
 // request authenticates without touching the database. Entries are dropped by
 // invalidations (LISTEN/NOTIFY: key revoked or created, store plan or rate changed) and,
 // as a safety net, after a TTL. Unknown hashes are remembered briefly (negative cache) so
-// a flood of bad keys cannot turn into a flood of queries. Both maps are bounded.
+// that repeating a bad key does not repeat its query. Both maps are bounded and, when
+// full, drop their least recently used entry (docs/SCALING.md sizes them).
 #include <array>
 #include <chrono>
 #include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
-#include <unordered_map>
 
+#include "auth/lru_map.hpp"
 #include "auth/rate_limiter.hpp"
 #include "common/crypto.hpp"
 #include "common/time.hpp"
@@ -39,7 +40,7 @@ struct KeyRecord {
 struct KeyCacheOptions {
   std::chrono::milliseconds ttl{60'000};
   std::chrono::milliseconds negative_ttl{5'000};
-  std::size_t max_entries = 100'000;
+  std::size_t max_entries = 100'000;  // STOREAPI_KEY_CACHE_SIZE
   std::size_t max_negative = 10'000;
 };
 
@@ -79,8 +80,8 @@ class KeyCache {
     Clock::time_point expires;
   };
   KeyCacheOptions options_;
-  std::unordered_map<Hash, Entry, HashOfHash> entries_;
-  std::unordered_map<Hash, Clock::time_point, HashOfHash> unknown_;
+  LruMap<Hash, Entry, HashOfHash> entries_;
+  LruMap<Hash, Clock::time_point, HashOfHash> unknown_;
   std::uint64_t generation_ = 0;
   metrics::Counter& invalidations_;
 };

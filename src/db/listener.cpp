@@ -14,7 +14,7 @@ namespace storeapi::db {
 namespace {
 
 constexpr std::chrono::milliseconds kBackoffMin{50};
-constexpr std::chrono::milliseconds kBackoffMax{2'000};
+constexpr std::chrono::milliseconds kBackoffMax{500};  // as the pool's: back on a new primary at once
 constexpr std::chrono::milliseconds kConnectTimeout{5'000};
 constexpr std::chrono::milliseconds kStatementTimeout{10'000};  // it runs nothing but LISTEN
 

@@ -22,6 +22,16 @@ bool needs_fresh_plan(Unit& unit) {
   return false;
 }
 
+// The session refused a write (25006 read_only_sql_transaction): it is on a server that
+// is no longer the primary — demoted behind a connection made before, or fenced read-only
+// by a failover manager. A fresh connection finds the primary (target_session_attrs) or
+// finds none; either way this one is of no use for writes any more.
+bool landed_on_read_only(Unit& unit) {
+  for (std::size_t i = 0; i < unit.size(); ++i)
+    if (unit.result(i).sqlstate() == "25006") return true;
+  return false;
+}
+
 }  // namespace
 
 struct Pool::AwaitUnit {
@@ -107,6 +117,14 @@ runtime::task<Outcome> Pool::run_attempts(Unit& unit) {
     }
     if (outcome == Outcome::done && attempt == 0 && needs_fresh_plan(unit)) {
       unit.connection->reset();
+      unit.reset_results();
+      continue;
+    }
+    if (outcome == Outcome::done && landed_on_read_only(unit)) {
+      // The refused statement changed nothing, so running the unit again is safe; a second
+      // refusal means no primary is reachable now: the database's state, answered 503.
+      unit.connection->reset();
+      if (attempt > 0) co_return Outcome::unavailable;
       unit.reset_results();
       continue;
     }

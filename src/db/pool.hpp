@@ -4,7 +4,8 @@
 // connection; in-flight units per connection are bounded, past the bound units wait in a
 // bounded queue, past the queue they are refused (503). When the database goes away,
 // in-flight and queued units fail at once (503) and connections come back with backoff,
-// preparing their statements again.
+// preparing their statements again. A session that refuses writes (SQLSTATE 25006: the
+// server is no longer the primary) is replaced, and its unit run once more on the fresh one.
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
@@ -35,7 +36,9 @@ struct PoolOptions {
   // dead (a frozen server, a network partition): its units fail (503), it reconnects.
   std::chrono::milliseconds statement_timeout{10'000};
   std::chrono::milliseconds backoff_min{50};
-  std::chrono::milliseconds backoff_max{2'000};
+  // Short, because a failover is an outage of a few seconds that ends at an unknown moment:
+  // the connections find a newly promoted primary at most this long after it accepts them.
+  std::chrono::milliseconds backoff_max{500};
 };
 
 class PgConnection;

@@ -2,7 +2,7 @@
 // The last write position (LSN) of each store, for one node without Redis that reads from
 // standbys: shared by the process's cores (a write on one core, then a read on another,
 // must see it), so behind a mutex. In a fleet the positions live in Redis instead
-// (api/read_router.hpp); docs/DECISIONS.md "Reads from standbys".
+// (api/routing/read_router.hpp); docs/DECISIONS.md "Reads from standbys".
 #include <cstdint>
 #include <mutex>
 #include <optional>

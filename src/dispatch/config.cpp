@@ -91,6 +91,7 @@ Config Config::from_env() {
   env::read_number<unsigned>("STOREAPI_DISPATCH_BATCH", c.batch_size, 1, 10'000);
   env::read_number<unsigned>("STOREAPI_DISPATCH_CONCURRENCY", c.concurrency, 1, 10'000);
   metrics::read_listen_setting("STOREAPI_DISPATCH_METRICS_LISTEN", c.metrics_listen);
+  c.retention = Retention::from_env();
   if (c.lease <= c.webhook_timeout || c.lease <= c.smtp_timeout)
     throw env::SettingError(
         "STOREAPI_DISPATCH_LEASE_MS must exceed STOREAPI_WEBHOOK_TIMEOUT_MS and STOREAPI_SMTP_TIMEOUT_MS");

@@ -1,6 +1,7 @@
 #pragma once
 // storeapi-dispatch settings, read once from the environment (README "Dispatcher").
 #include "common/ip_networks.hpp"
+#include "common/retention.hpp"
 #include "dispatch/retry_schedule.hpp"
 #include "runtime/net.hpp"
 
@@ -46,6 +47,8 @@ struct Config {
   unsigned concurrency = 64;                          // STOREAPI_DISPATCH_CONCURRENCY
   // STOREAPI_DISPATCH_METRICS_LISTEN: where its /metrics is served; nullopt ("off"): nowhere.
   std::optional<runtime::ListenAddress> metrics_listen = runtime::ListenAddress{"127.0.0.1", 9465};
+  // How long the outbox is kept and the slots it expires by (common/retention.hpp).
+  Retention retention;  // STOREAPI_RETENTION_SECONDS, STOREAPI_PARTITION_SECONDS
 
   // Whether mail to the configured relay must go over TLS: smtps://, or smtp:// with
   // STARTTLS as smtp_tls says.

@@ -47,7 +47,9 @@ Dispatcher::Dispatcher(Config config)
       pass_at_(Clock::now()),
       connect_at_(Clock::now()),
       reconnect_backoff_(kFirstReconnectDelay, kMaxReconnectDelay),
-      backlog_at_(Clock::now()) {}
+      backlog_at_(Clock::now()),
+      partitions_(config_.database_url, config_.retention),
+      partitions_at_(Clock::now()) {}
 
 template <typename Step>
 bool Dispatcher::with_database(Step step) {
@@ -137,7 +139,7 @@ void Dispatcher::start_notification(NotificationJob job) {
     log_line("notification " + job.id + " (" + job.template_name + ")" + trace_note(job.trace_id) + ": " + e.what() +
              "; giving up");
     metrics_.email(false);
-    unrecorded_notifications_.push_back({job.store_id, job.id, job.attempt, false, e.what(), std::nullopt});
+    unrecorded_notifications_.push_back({job.store_id, job.id, job.attempt, false, e.what(), std::nullopt, job.created_at});
   }
 }
 
@@ -161,6 +163,7 @@ void Dispatcher::on_delivery_finished(const DeliveryJob& job, timefmt::Micros st
   outcome.attempt = job.attempt;
   outcome.attempted_at = started_at;
   outcome.trace_id = job.trace_id;
+  outcome.event_created_at = job.event_created_at;
   outcome.latency_ms = static_cast<int>(result.latency.count());
   if (result.response_code > 0) {
     outcome.status = static_cast<int>(result.response_code);
@@ -181,7 +184,7 @@ void Dispatcher::on_delivery_finished(const DeliveryJob& job, timefmt::Micros st
 }
 
 void Dispatcher::on_notification_finished(const NotificationJob& job, const TransferResult& result) {
-  NotificationOutcome outcome{job.store_id, job.id, job.attempt, result.completed, "", std::nullopt};
+  NotificationOutcome outcome{job.store_id, job.id, job.attempt, result.completed, "", std::nullopt, job.created_at};
   metrics_.email(result.completed);
   if (!result.completed) {
     outcome.error = result.error;
@@ -213,12 +216,26 @@ void Dispatcher::record(Clock::time_point now) {
   if (more_waiting_) pass_at_ = now;  // room has opened up for work left waiting
 }
 
+void Dispatcher::keep_partitions(Clock::time_point now) {
+  if (now < partitions_at_) return;
+  partitions_at_ = now + partitions_.interval();
+  try {
+    for (const auto& slot : partitions_.maintain()) log_line("outbox partition " + slot + " expired: dropped");
+  } catch (const std::exception& e) {
+    // Its own connection: the outbox's work goes on; the next interval tries again.
+    std::string what = e.what();
+    std::replace(what.begin(), what.end(), '\n', ' ');
+    log_line("outbox partitions: " + what);
+  }
+}
+
 void Dispatcher::run(int stop_fd) {
   if (!config_.smtp_url) log_line("STOREAPI_SMTP_URL is not set: e-mail notifications stay queued until it is");
   log_line("started: " + std::to_string(config_.retry_schedule.retries()) + " retries over " +
            std::to_string(config_.retry_schedule.total().count()) + " s, timeout " +
            std::to_string(config_.webhook_timeout.count()) + " ms, concurrency " +
-           std::to_string(config_.concurrency));
+           std::to_string(config_.concurrency) + ", outbox kept " + std::to_string(config_.retention.keep.count()) +
+           " s in slots of " + std::to_string(config_.retention.partition.count()) + " s");
   // systemd Type=notify: ready once configured (the database may come later: it is
   // retried, and the outbox loses nothing meanwhile).
   notify_service_manager("READY=1");
@@ -232,12 +249,13 @@ void Dispatcher::run(int stop_fd) {
       connect_if_due(now);
       take_wakeups(now);
       if (outbox_ && now >= pass_at_) with_database([&] { pass(now); });
+      if (outbox_) keep_partitions(now);
     }
     if (outbox_) record(now);
     if (stopping && (in_flight_.empty() || now >= stop_by)) break;
 
     std::array<WatchedFd, 2> watched{WatchedFd{stop_fd}, WatchedFd{wakeups_.fd()}};
-    Clock::time_point until = stopping ? stop_by : outbox_ ? pass_at_ : connect_at_;
+    Clock::time_point until = stopping ? stop_by : outbox_ ? std::min(pass_at_, partitions_at_) : connect_at_;
     auto timeout = std::clamp(std::chrono::duration_cast<milliseconds>(until - now), milliseconds(0),
                               config_.poll_interval);
     transfers_.wait(std::span(watched.data(), stopping ? 1 : 2), timeout);

@@ -8,6 +8,7 @@
 #include "dispatch/dispatch_metrics.hpp"
 #include "dispatch/jobs.hpp"
 #include "dispatch/outbox.hpp"
+#include "dispatch/partitions.hpp"
 #include "dispatch/transfers.hpp"
 #include "dispatch/wakeups.hpp"
 
@@ -56,6 +57,8 @@ class Dispatcher {
   void on_delivery_finished(const DeliveryJob& job, timefmt::Micros started_at, const TransferResult& result);
   void on_notification_finished(const NotificationJob& job, const TransferResult& result);
   void record(Clock::time_point now);
+  // Creates the outbox's slots ahead and drops the expired ones when due.
+  void keep_partitions(Clock::time_point now);
   std::size_t room() const;
 
   Config config_;
@@ -73,6 +76,8 @@ class Dispatcher {
   Backoff reconnect_backoff_;
   DispatchMetrics metrics_;
   Clock::time_point backlog_at_;  // when to count the backlog next
+  Partitions partitions_;
+  Clock::time_point partitions_at_;  // when to keep the partitions next
 };
 
 }  // namespace storeapi::dispatch

@@ -37,6 +37,7 @@ struct NotificationJob {
   std::string store_url;
   std::string owner_email;
   std::string trace_id;  // of the request that queued it (common/trace_context.hpp); empty when none
+  timefmt::Micros created_at = 0;  // its partition key (sql/033_outbox_partitions.sql)
 };
 
 struct DeliveryOutcome {
@@ -50,6 +51,7 @@ struct DeliveryOutcome {
   std::optional<std::string> error;     // why no response, or why it counts as failed
   std::optional<std::chrono::milliseconds> retry_in;  // after a failure; nullopt = give up
   std::string trace_id;  // the job's, for the log lines about it (not recorded)
+  timefmt::Micros event_created_at = 0;  // the job's: the delivery's partition key
 };
 
 struct Backlog {
@@ -66,6 +68,7 @@ struct NotificationOutcome {
   bool sent = false;
   std::string error;
   std::optional<std::chrono::milliseconds> retry_in;  // after a failure; nullopt = give up
+  timefmt::Micros created_at = 0;  // the job's: the notification's partition key
 };
 
 }  // namespace storeapi::dispatch

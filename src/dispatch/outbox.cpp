@@ -18,20 +18,20 @@ with batch as (
    for update skip locked
 ), deliveries as (
   -- Due at the event's time, so claiming in next_attempt_at order follows event order.
-  insert into webhook_deliveries (store_id, event_id, endpoint_id, next_attempt_at)
-  select b.store_id, b.id, w.id, b.created_at
+  insert into webhook_deliveries (store_id, event_id, event_created_at, endpoint_id, next_attempt_at)
+  select b.store_id, b.id, b.created_at, w.id, b.created_at
     from batch b join webhook_endpoints w on w.store_id = b.store_id
    where w.enabled and (w.events is null or b.type = any (w.events))
-  on conflict (store_id, event_id, endpoint_id) do nothing
+  on conflict (store_id, event_id, endpoint_id, event_created_at) do nothing
 )
 update events e set fanned_out_at = api.now_ms()
   from batch b
- where e.store_id = b.store_id and e.id = b.id
+ where e.store_id = b.store_id and e.id = b.id and e.created_at = b.created_at
 )SQL";
 
 constexpr const char* kClaimDeliveries = R"SQL(
 with due as (
-  select store_id, id, attempts, updated_at from webhook_deliveries
+  select store_id, id, event_created_at, attempts, updated_at from webhook_deliveries
    where status = 'pending' and next_attempt_at <= now()
    order by next_attempt_at
    limit $1
@@ -39,32 +39,33 @@ with due as (
 ), abandoned as (
   -- A recorded attempt always has its row; a missing one was claimed by a dispatcher
   -- that stopped before recording it (its lease ran out). updated_at is that claim's time.
-  insert into webhook_delivery_attempts (store_id, delivery_id, attempt, attempted_at, error)
-  select store_id, id, attempts, updated_at,
+  insert into webhook_delivery_attempts (store_id, delivery_id, event_created_at, attempt, attempted_at, error)
+  select store_id, id, event_created_at, attempts, updated_at,
          'outcome unknown: the dispatcher making this attempt stopped before recording it'
     from due where attempts > 0
-  on conflict (store_id, delivery_id, attempt) do nothing
+  on conflict (store_id, delivery_id, attempt, event_created_at) do nothing
 ), claimed as (
   update webhook_deliveries d
      set attempts = d.attempts + 1, next_attempt_at = api.now_ms() + $2 * interval '1 millisecond',
          updated_at = api.now_ms()
     from due
-   where d.store_id = due.store_id and d.id = due.id
-  returning d.store_id, d.id, d.event_id, d.endpoint_id, d.attempts, d.schedule_start, d.next_attempt_at
+   where d.store_id = due.store_id and d.id = due.id and d.event_created_at = due.event_created_at
+  returning d.store_id, d.id, d.event_id, d.event_created_at, d.endpoint_id, d.attempts, d.schedule_start,
+            d.next_attempt_at
 )
 select c.store_id, c.id, 'evt_' || replace(c.event_id::text, '-', ''), w.url, w.secret,
        case when w.previous_secret_expires_at > now() then w.previous_secret end,
        e.payload::text, c.attempts, c.attempts - c.schedule_start,
        (extract(epoch from e.created_at) * 1000000)::bigint, e.trace_id
   from claimed c
-  join events e on e.store_id = c.store_id and e.id = c.event_id
+  join events e on e.store_id = c.store_id and e.id = c.event_id and e.created_at = c.event_created_at
   join webhook_endpoints w on w.store_id = c.store_id and w.id = c.endpoint_id
  order by e.created_at
 )SQL";
 
 constexpr const char* kClaimNotifications = R"SQL(
 with due as (
-  select store_id, id from notifications
+  select store_id, id, created_at from notifications
    where status = 'pending' and next_attempt_at <= now()
    order by next_attempt_at
    limit $1
@@ -74,18 +75,20 @@ update notifications n
    set attempts = n.attempts + 1, next_attempt_at = api.now_ms() + $2 * interval '1 millisecond',
        updated_at = api.now_ms()
   from due join stores s on s.id = due.store_id
- where n.store_id = due.store_id and n.id = due.id
+ where n.store_id = due.store_id and n.id = due.id and n.created_at = due.created_at
 returning n.store_id, n.id, n.kind, n.template, n.recipient, n.locale, n.data::text, n.attempts,
-          s.name, s.url, s.owner_email, n.trace_id
+          s.name, s.url, s.owner_email, n.trace_id, (extract(epoch from n.created_at) * 1000000)::bigint
 )SQL";
 
 // Outcomes go in batches, as one JSON array per statement (see outcomes_json): one
 // round trip however many transfers finished together.
 constexpr const char* kRecordDeliveries = R"SQL(
-select r.i, api.record_webhook_attempt(r.store_id, r.delivery_id, r.attempt, r.attempted_at, r.status,
-                                       r.latency_ms, r.response, r.error, r.retry_ms * interval '1 millisecond')
+select r.i, api.record_webhook_attempt(r.store_id, r.delivery_id, r.event_created_at, r.attempt, r.attempted_at,
+                                       r.status, r.latency_ms, r.response, r.error,
+                                       r.retry_ms * interval '1 millisecond')
   from jsonb_to_recordset($1::jsonb) as r(i integer, store_id uuid, delivery_id uuid, attempt integer,
-         attempted_at timestamptz, status integer, latency_ms integer, response text, error text, retry_ms bigint)
+         attempted_at timestamptz, status integer, latency_ms integer, response text, error text, retry_ms bigint,
+         event_created_at timestamptz)
  order by r.i
 )SQL";
 
@@ -99,8 +102,8 @@ update notifications n
        last_error = case when r.sent then null else r.error end,
        updated_at = api.now_ms()
   from jsonb_to_recordset($1::jsonb) as r(store_id uuid, id uuid, attempt integer, sent boolean, error text,
-                                          retry_ms bigint)
- where n.store_id = r.store_id and n.id = r.id and n.status = 'pending' and (r.sent or n.attempts = r.attempt)
+                                          retry_ms bigint, created_at timestamptz)
+ where n.store_id = r.store_id and n.id = r.id and n.created_at = r.created_at and n.status = 'pending' and (r.sent or n.attempts = r.attempt)
 )SQL";
 
 constexpr const char* kNextDue = R"SQL(
@@ -204,7 +207,7 @@ std::vector<NotificationJob> Outbox::claim_notifications(std::size_t limit) {
   for (const auto& r : rows) {
     jobs.push_back({r[0].c_str(), r[1].c_str(), r[2].c_str(), r[3].c_str(), r[4].c_str(), r[5].c_str(),
                     r[6].c_str(), r[7].as<int>(), r[8].c_str(), r[9].c_str(), r[10].c_str(),
-                    trace_id_of_row(r[11])});
+                    trace_id_of_row(r[11]), r[12].as<timefmt::Micros>()});
   }
   return jobs;
 }

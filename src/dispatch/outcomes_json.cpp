@@ -36,6 +36,7 @@ std::string outcomes_json(std::span<const DeliveryOutcome> outcomes) {
     optional_text(w, d.error);
     w.key("retry_ms");
     optional_millis(w, d.retry_in);
+    w.key("event_created_at").string(timefmt::format_ms_utc(d.event_created_at));
     w.end_object();
   }
   w.end_array();
@@ -51,6 +52,7 @@ std::string outcomes_json(std::span<const NotificationOutcome> outcomes) {
     w.key("attempt").integer(n.attempt).key("sent").boolean(n.sent).key("error").string(n.error);
     w.key("retry_ms");
     optional_millis(w, n.retry_in);
+    w.key("created_at").string(timefmt::format_ms_utc(n.created_at));
     w.end_object();
   }
   w.end_array();

@@ -25,6 +25,10 @@ constexpr std::size_t kFlushThreshold = 64 * 1024;
 // A response buffer that grew past this (a long list, many pipelined answers) is freed
 // rather than pooled.
 constexpr std::size_t kKeptResponseBytes = 64 * 1024;
+// How long, and how much, a refused request's unread body is read and dropped before the
+// connection closes (drop_unread_body).
+constexpr auto kLingerTime = std::chrono::seconds(1);
+constexpr std::size_t kLingerBytes = 1024 * 1024;
 
 std::uint64_t micros_of(runtime::Clock::duration d) {
   return static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::microseconds>(d).count());
@@ -284,7 +288,25 @@ runtime::task<void> Connection::refuse(Rejection why) {
   trace::new_trace_id(trace_id);
   server_.access_log().record({id, {trace_id, sizeof trace_id}, {client_, client_len_}, "-", {}, "-", reply.res.status,
                                reply.res.notes.error_code, 0, bytes, 0, 0, {}, {}});
-  co_await flush();
+  if (co_await flush() && why == Rejection::payload_too_large) co_await drop_unread_body();
+}
+
+// The refused body may still be arriving. Closing with unread bytes makes the kernel send
+// RST, which can destroy the 413 before the peer has read it (a proxy in front then answers
+// 502 instead). So, as nginx's own lingering close does: stop sending (FIN after the answer),
+// then read and drop what still arrives until the peer closes, within kLingerTime and
+// kLingerBytes.
+runtime::task<void> Connection::drop_unread_body() {
+  ::shutdown(fd_, SHUT_WR);
+  runtime::BufferRing& ring = runtime::Reactor::current().recv_buffers();
+  const runtime::Clock::time_point deadline = runtime::Clock::now() + kLingerTime;
+  for (std::size_t dropped = 0; dropped < kLingerBytes;) {
+    arm(deadline);
+    runtime::Received got = co_await runtime::recv_provided(fd_, ring);
+    disarmed_by_deadline(got.result());
+    if (got.result() <= 0) co_return;  // the peer closed, the deadline, or no buffer to spare
+    dropped += static_cast<std::size_t>(got.result());
+  }
 }
 
 runtime::task<bool> Connection::flush() {

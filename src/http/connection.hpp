@@ -70,6 +70,7 @@ class Connection {
   runtime::task<bool> answer(Request& req);
   runtime::task<bool> flush();
   runtime::task<void> refuse(Rejection why);
+  runtime::task<void> drop_unread_body();
   std::string& out() { return reply().out; }
   ResponseBuffers& reply();
   // Around each receive or send: arm() records the deadline, disarmed_by_deadline()

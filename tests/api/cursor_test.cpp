@@ -1,4 +1,4 @@
-#include "api/cursor.hpp"
+#include "api/lists/cursor.hpp"
 
 #include <gtest/gtest.h>
 

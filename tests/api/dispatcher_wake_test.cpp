@@ -1,6 +1,6 @@
-// WakeTurns (api/dispatcher_wake.hpp): which write carries the dispatchers' NOTIFY, and
+// WakeTurns (api/writes/dispatcher_wake.hpp): which write carries the dispatchers' NOTIFY, and
 // when a wake-up of its own is still needed. Time is passed in, so nothing sleeps.
-#include "api/dispatcher_wake.hpp"
+#include "api/writes/dispatcher_wake.hpp"
 
 #include <gtest/gtest.h>
 

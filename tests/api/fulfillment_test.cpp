@@ -90,7 +90,20 @@ TEST_F(Fulfillment, ReturnsTheOrderAsReadsRenderItAndMovesUpdatedAt) {
   const std::string updated_before = env->value("select api.ts(updated_at) from orders where id = $1", order);
   HttpResponse res = fulfill(order, R"({"fulfillment_status":"processing"})");
   ASSERT_EQ(res.status, 200) << res.body;
-  EXPECT_EQ(res.body, env->value("select api.order_json(o) from orders o where id = $1", order));
+  // The order's own columns, from the table (its line items and addresses: as the read shows them).
+  EXPECT_EQ(env->value("select ($1::jsonb - 'line_items' - 'billing_address' - 'shipping_address')::text",
+                       res.body),
+            env->value("select jsonb_build_object('object', 'order', 'id', id, 'order_number', order_number,"
+                       " 'status', status, 'fulfillment_status', 'processing', 'channel', channel,"
+                       " 'currency', currency, 'subtotal', " + sql_amount("subtotal") + ","
+                       " 'shipping_total', " + sql_amount("shipping_total") + ", 'tax_total', " + sql_amount("tax_total") + ","
+                       " 'total', " + sql_amount("total") + ", 'payment_method', payment_method,"
+                       " 'payment_gateway', payment_gateway, 'paid_at', " + sql_timestamp("paid_at") + ","
+                       " 'tracking_number', tracking_number, 'tracking_carrier', tracking_carrier,"
+                       " 'customer', jsonb_build_object('id', customer_id, 'name', customer_name,"
+                       " 'email', customer_email, 'phone', customer_phone),"
+                       " 'created_at', " + sql_timestamp("created_at") + ", 'updated_at', " + sql_timestamp("updated_at") +
+                       ")::text from orders where id = $1", order));
   EXPECT_EQ(env->request("GET", "/v1/orders/" + order).body, res.body);  // the next read shows it
   Json body(res.body);
   EXPECT_GT(body.get("/updated_at"), updated_before);

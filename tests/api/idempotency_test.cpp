@@ -1,4 +1,4 @@
-#include "api/idempotency.hpp"
+#include "api/writes/idempotency.hpp"
 
 
 #include <gtest/gtest.h>
@@ -56,6 +56,7 @@ TEST(IdempotencyKeyFormat, OneTo255PrintableAsciiCharacters) {
   EXPECT_FALSE(is_valid_idempotency_key("caf\xC3\xA9"));
   EXPECT_FALSE(is_valid_idempotency_key("tab\there"));
   EXPECT_FALSE(is_valid_idempotency_key(std::string_view("nul\0", 4)));
+  EXPECT_FALSE(is_valid_idempotency_key("del\x7f"));  // the one control character above '~'
 }
 
 TEST(IdempotencyKeyHeader, AbsentValidOrInvalid) {

@@ -1,4 +1,4 @@
-#include "api/list_params.hpp"
+#include "api/lists/list_params.hpp"
 
 #include <gtest/gtest.h>
 
@@ -122,7 +122,7 @@ TEST_F(ListParamsTest, FiltersFollowTheirRules) {
 
 // A list endpoint keeps its filters across its database round trip while other requests
 // of the core parse their own query strings: the decoded values live in the parser the
-// request owns (api/page.cpp), which no other request touches.
+// request owns (api/lists/page.cpp), which no other request touches.
 TEST_F(ListParamsTest, FiltersLastWhileAnotherRequestParses) {
   const Parsed mine = parse("status=draft&email=a%2Bb%40example.com");
   ASSERT_FALSE(mine.error);

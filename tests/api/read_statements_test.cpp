@@ -3,7 +3,7 @@
 #include <set>
 #include <string>
 
-#include "api/endpoints.hpp"
+#include "api/routing/endpoints.hpp"
 #include "api/statements.hpp"
 #include "common/regex.hpp"
 

@@ -1,4 +1,4 @@
-#include "api/router.hpp"
+#include "api/routing/router.hpp"
 
 #include "support/allocations.hpp"
 

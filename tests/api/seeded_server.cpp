@@ -23,7 +23,8 @@ std::pair<TestStore, TestKey> seeded_store(TestDatabase& db) {
 
 }  // namespace
 
-SeededServer::SeededServer(const std::string& cluster_url) : db_(TestDatabase::Schema::migrated, cluster_url) {
+SeededServer::SeededServer(const std::string& cluster_url, std::map<std::string, std::string> settings)
+    : db_(TestDatabase::Schema::migrated, cluster_url), settings_(std::move(settings)) {
   std::tie(store_, key_) = seeded_store(db_);
   sql_ = db_.connect();
   start_server();
@@ -55,7 +56,7 @@ long long SeededServer::events_of(const std::string& id, const std::string& type
                id, type);
 }
 
-void SeededServer::start_server() { server_ = start_api_server(db_.url(), "seeded-server-test-secret-of-32-bytes"); }
+void SeededServer::start_server() { server_ = start_api_server(db_.url(), "seeded-server-test-secret-of-32-bytes", settings_); }
 
 void SeededServer::restart() {
   EXPECT_EQ(server_->terminate(), 0);

@@ -9,6 +9,7 @@
 #include <simdjson.h>
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -28,8 +29,9 @@ struct VariantRef {
 
 class SeededServer {
  public:
-  // On the shared test cluster, or on the cluster of `cluster_url` (a ThrowawayCluster).
-  explicit SeededServer(const std::string& cluster_url = "");
+  // On the shared test cluster, or on the cluster of `cluster_url` (a ThrowawayCluster);
+  // the server with further `settings` (start_api_server).
+  explicit SeededServer(const std::string& cluster_url = "", std::map<std::string, std::string> settings = {});
   ~SeededServer();
 
   std::uint16_t port() const { return server_->port(); }
@@ -75,6 +77,10 @@ class SeededServer {
     pqxx::row row = work.exec_params1(sql, args...);
     return row[0].is_null() ? "<null>" : row[0].c_str();
   }
+  // A JSON text in jsonb's canonical form (keys sorted, no spacing): compared with a
+  // jsonb_build_object(...)::text of raw columns, the expected side does not come from
+  // the renderer under test.
+  std::string canonical_json(std::string_view text) { return value("select $1::jsonb::text", std::string(text)); }
   template <class... Args>
   long long count(const std::string& sql, const Args&... args) {
     return std::stoll(value(sql, args...));
@@ -89,11 +95,20 @@ class SeededServer {
   void start_server();
 
   TestDatabase db_;
+  std::map<std::string, std::string> settings_;
   TestStore store_;
   TestKey key_;
   std::unique_ptr<pqxx::connection> sql_;
   std::unique_ptr<ServerProcess> server_;
 };
+
+// SQL for a timestamp column and an amount column as the API prints them (docs/DESIGN.md:
+// RFC 3339 UTC with milliseconds; amounts as strings with two decimals), for expected
+// documents built from raw columns.
+inline std::string sql_timestamp(const std::string& column) {
+  return "to_char(" + column + " at time zone 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.MS\"Z\"')";
+}
+inline std::string sql_amount(const std::string& column) { return "to_char(" + column + ", 'FM9999999990.00')"; }
 
 // Base of a test suite sharing one SeededServer (`env`) among its tests.
 class SeededServerSuite : public ::testing::Test {

@@ -1,4 +1,4 @@
-#include "api/validators.hpp"
+#include "api/writes/validators.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,14 +1,14 @@
-// run_write (api/write.cpp), the flow every write endpoint shares, up to the database: the
+// run_write (api/writes/write.cpp), the flow every write endpoint shares, up to the database: the
 // order of its checks and the answer of each, with an endpoint of the test's own. The
 // pool never connects, so a write that passes every check gets 503 from it.
-#include "api/write.hpp"
+#include "api/writes/write.hpp"
 
 #include <gtest/gtest.h>
 
 #include <string>
 #include <vector>
 
-#include "api/read_router.hpp"
+#include "api/routing/read_router.hpp"
 #include "api/statements.hpp"
 #include "runtime/reactor.hpp"
 #include "support/run_task.hpp"

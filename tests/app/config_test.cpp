@@ -25,6 +25,7 @@ constexpr const char* kSettings[] = {
     "STOREAPI_DRAIN_MS",         "STOREAPI_TRUSTED_PROXY",    "STOREAPI_TAKEOVER",
     "STOREAPI_LISTEN_DATABASE_URL", "STOREAPI_REDIS_CA_FILE", "STOREAPI_REDIS_CERT_FILE",
     "STOREAPI_REDIS_KEY_FILE",
+    "STOREAPI_KEY_CACHE_SIZE",
 };
 
 class ConfigFromEnv : public ::testing::Test {
@@ -82,6 +83,7 @@ TEST_F(ConfigFromEnv, Defaults) {
   EXPECT_FALSE(c->redis);
   EXPECT_EQ(c->drain, 0ms);
   EXPECT_TRUE(c->trusted_proxy.empty());
+  EXPECT_EQ(c->key_cache_size, 100'000u);
   EXPECT_FALSE(c->takeover);
 }
 
@@ -97,6 +99,7 @@ TEST_F(ConfigFromEnv, ReadsEachSetting) {
   set("STOREAPI_SECRET", "0123456789abcdef0123456789abcdef");
   set("STOREAPI_DRAIN_MS", "1500");
   set("STOREAPI_TRUSTED_PROXY", "2001:DB8::1");
+  set("STOREAPI_KEY_CACHE_SIZE", "250000");
   set("STOREAPI_TAKEOVER", "on");
   const auto [c, error] = load();
   ASSERT_TRUE(c) << error;
@@ -112,6 +115,7 @@ TEST_F(ConfigFromEnv, ReadsEachSetting) {
   EXPECT_EQ(c->secret, "0123456789abcdef0123456789abcdef");
   EXPECT_EQ(c->drain, 1500ms);
   EXPECT_EQ(c->trusted_proxy, "2001:db8::1");  // as inet_ntop prints the peer's address
+  EXPECT_EQ(c->key_cache_size, 250'000u);
   EXPECT_TRUE(c->takeover);
 }
 
@@ -151,6 +155,9 @@ TEST_F(ConfigFromEnv, BadValuesStopStartUpWithOneLine) {
             "STOREAPI_TRUSTED_PROXY: expected an IPv4 or IPv6 address, got 'proxy.local'");
   for (const auto& [name, value] : {std::pair{"STOREAPI_THREADS", "0"}, std::pair{"STOREAPI_THREADS", "257"},
                                     std::pair{"STOREAPI_DB_CONNS_PER_THREAD", "65"},
+                                    std::pair{"STOREAPI_KEY_CACHE_SIZE", "0"},
+                                    std::pair{"STOREAPI_KEY_CACHE_SIZE", "100000001"},
+                                    std::pair{"STOREAPI_KEY_CACHE_SIZE", "lots"},
                                     std::pair{"STOREAPI_DRAIN_MS", "60001"},
                                     std::pair{"STOREAPI_REQUEST_TIMEOUT_MS", "soon"}}) {
     const std::string error = error_of(name, value);

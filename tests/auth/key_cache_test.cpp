@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <random>
 #include <string>
 
 namespace storeapi::auth {
@@ -95,17 +96,56 @@ TEST_F(KeyCacheTest, AnAnswerOlderThanAnInvalidationIsNotKept) {
   EXPECT_FALSE(cache_.known_unknown(b_, t0_));
 }
 
-TEST_F(KeyCacheTest, BoundedDroppingExpiredEntriesFirst) {
-  cache_.insert(crypto::sha256("old"), record_of(kStoreA), t0_ - 61s, cache_.generation());  // expired by t0
+// Full, the cache drops its least recently used entry, not everything: a key in use stays.
+// (With the former wipe when full, "1" was gone after "4" came.)
+TEST_F(KeyCacheTest, FullDropsTheLeastRecentlyUsed) {
   cache_.insert(crypto::sha256("1"), record_of(kStoreA), t0_, cache_.generation());
   cache_.insert(crypto::sha256("2"), record_of(kStoreA), t0_, cache_.generation());
-  cache_.insert(crypto::sha256("3"), record_of(kStoreA), t0_, cache_.generation());  // full: "old" goes
+  cache_.insert(crypto::sha256("3"), record_of(kStoreA), t0_, cache_.generation());
+  EXPECT_NE(cache_.find(crypto::sha256("1"), t0_), nullptr);  // "2" is now the least recently used
+  cache_.insert(crypto::sha256("4"), record_of(kStoreA), t0_, cache_.generation());
   EXPECT_EQ(cache_.size(), 3u);
   EXPECT_NE(cache_.find(crypto::sha256("1"), t0_), nullptr);
-  // Full of live entries: the cache starts over rather than grow.
-  cache_.insert(crypto::sha256("4"), record_of(kStoreA), t0_, cache_.generation());
-  EXPECT_LE(cache_.size(), 3u);
+  EXPECT_EQ(cache_.find(crypto::sha256("2"), t0_), nullptr);
+  EXPECT_NE(cache_.find(crypto::sha256("3"), t0_), nullptr);
   EXPECT_NE(cache_.find(crypto::sha256("4"), t0_), nullptr);
+
+  cache_.insert_unknown(crypto::sha256("x"), t0_, cache_.generation());
+  cache_.insert_unknown(crypto::sha256("y"), t0_, cache_.generation());
+  EXPECT_TRUE(cache_.known_unknown(crypto::sha256("x"), t0_));
+  cache_.insert_unknown(crypto::sha256("z"), t0_, cache_.generation());  // "y" goes
+  EXPECT_TRUE(cache_.known_unknown(crypto::sha256("x"), t0_));
+  EXPECT_FALSE(cache_.known_unknown(crypto::sha256("y"), t0_));
+  EXPECT_TRUE(cache_.known_unknown(crypto::sha256("z"), t0_));
+}
+
+// More keys in use than the cache holds, asked for at random: the hit rate is about
+// capacity / keys (least recently used), not the half of it or less that emptying the
+// whole cache when full gave. Counts lookups, no timing.
+TEST(KeyCacheEviction, HitRateDegradesGraduallyPastCapacity) {
+  constexpr std::size_t kCapacity = 200;
+  std::mt19937 random(42);
+  double previous = 1.0;
+  for (std::size_t keys : {250u, 400u, 800u}) {
+    KeyCacheOptions options;
+    options.max_entries = kCapacity;
+    KeyCache cache(options);
+    const auto now = KeyCache::Clock::now();
+    std::uniform_int_distribution<std::size_t> pick(0, keys - 1);
+    constexpr int kLookups = 40'000;
+    int hits = 0;
+    for (int i = 0; i < kLookups; ++i) {
+      const crypto::Sha256 hash = crypto::sha256(std::to_string(pick(random)));
+      if (cache.find(hash, now)) ++hits;
+      else cache.insert(hash, record_of(kStoreA), now, cache.generation());
+    }
+    const double rate = static_cast<double>(hits) / kLookups;
+    const double ideal = static_cast<double>(kCapacity) / static_cast<double>(keys);
+    EXPECT_GE(rate, 0.9 * ideal) << keys << " keys";
+    EXPECT_LE(rate, 1.1 * ideal) << keys << " keys";
+    EXPECT_LT(rate, previous);
+    previous = rate;
+  }
 }
 
 }  // namespace

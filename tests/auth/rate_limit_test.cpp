@@ -4,6 +4,7 @@
 // counted; two stores have two buckets; RateLimit-Reset counts the seconds until full.
 #include <chrono>
 #include <mutex>
+#include <utility>
 
 #include "auth/auth_fixture.hpp"
 #include "support/poll.hpp"
@@ -147,11 +148,20 @@ TEST_F(RateLimit, TwoStoresDoNotShareABucket) {
   EXPECT_EQ(count_status(other, 200), 5);
 }
 
+// Enforced, not only announced: a burst past the plan's rate is refused beyond it. A
+// burst slower than a second may get the plan's steady refill on top (one per 60/rpm s).
 TEST_F(RateLimit, PlanRatesApplyWithoutAnOverride) {
-  auto pro = db_.create_store("pro");
-  auto advanced = db_.create_store("advanced");
-  expect_rate_headers(get("/v1/store", bearer(create_key(pro.id).key)), 60);
-  expect_rate_headers(get("/v1/store", bearer(create_key(advanced.id).key)), 300);
+  for (auto [plan, rpm] : {std::pair{"pro", 60}, std::pair{"advanced", 300}}) {
+    auto store = db_.create_store(plan);
+    const std::string key = create_key(store.id).key;
+    const auto start = std::chrono::steady_clock::now();
+    expect_rate_headers(get("/v1/store", bearer(key)), rpm);
+    Burst b = fire(server().port(), {key}, rpm + 40, 4);
+    const int refill = static_cast<int>((std::chrono::steady_clock::now() - start) * rpm / std::chrono::minutes(1));
+    EXPECT_GE(count_status(b, 200), rpm - 1) << plan;  // the request above took one
+    EXPECT_LE(count_status(b, 200), rpm - 1 + refill) << plan;
+    EXPECT_EQ(count_status(b, 200) + count_status(b, 429), rpm + 40) << plan;
+  }
 }
 
 }  // namespace

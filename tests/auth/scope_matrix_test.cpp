@@ -5,7 +5,7 @@
 // answer is derived from the spec's scope table here, independently of http::scope_allows.
 #include <map>
 
-#include "api/router.hpp"
+#include "api/routing/router.hpp"
 #include "auth/auth_fixture.hpp"
 
 namespace storeapi::testing {

@@ -20,11 +20,13 @@ namespace {
 using namespace std::chrono_literals;
 using Clock = std::chrono::steady_clock;
 
-// The bound docs/DESIGN.md's "503 quickly" is held to here: 100 ms. Measured
-// from the moment pg_ctl reports the database stopped to the 503 arriving; each request
-// that needs no database takes well under a millisecond, so this leaves room for a busy
-// machine without hiding a request that waits on a dead connection or a reconnect.
-constexpr auto kUnavailableWithin = 100ms;
+// docs/DESIGN.md's "503 quickly", as an outcome rather than a latency: the 503 comes
+// from the pool refusing at once, not from a request that waited for a connection to
+// come back, which takes the pool's connect timeout (5 s). A fifth of it: far above any
+// scheduling delay of a loaded 2-CPU machine (a tight bound failed there), far below a
+// wait. Seen to fail with the first attempt waiting too (`attempt > 0 &&` removed from
+// Pool::run_attempts's wait loop): the first 503 after 5 s.
+constexpr auto kUnavailableWithin = 1s;
 
 std::string random_key() { return "sk_live_" + crypto::random_alnum(32); }
 
@@ -132,12 +134,8 @@ TEST_F(DatabaseOutage, StoppedUnderLoadAnswers503QuicklyAndRecoversWithoutRestar
     took.push_back(t.took);
   }
   ASSERT_GT(took.size(), 10u);
-  // Four clients and the server share two cores, so a request now and then waits for the
-  // scheduler: the bound holds for 99 % of them, and none waits anywhere near a connect
-  // timeout (5 s).
-  std::sort(took.begin(), took.end());
-  EXPECT_LE(took[took.size() * 99 / 100], kUnavailableWithin);
-  EXPECT_LE(took.back(), 1s);
+  // None waited for a connection.
+  EXPECT_LE(*std::max_element(took.begin(), took.end()), kUnavailableWithin);
 
   // A warm key needs no database: GET /v1/store is still served from the cache.
   for (auto& c : connections) EXPECT_EQ(c.get("/v1/store", bearer(warm.key)).status, 200);

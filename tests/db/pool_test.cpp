@@ -1,6 +1,7 @@
 // The pipelined pool against the real test cluster: results reach the right units,
 // a failing unit spoils no other, lost connections fail in-flight work with
-// `unavailable` and come back, statements are re-prepared after DDL, bounds hold.
+// `unavailable` and come back, statements are re-prepared after DDL, a session that
+// refuses writes (a demoted primary) is replaced, bounds hold.
 #include "db/listener.hpp"
 #include "db/pool.hpp"
 #include "metrics/registry.hpp"
@@ -228,10 +229,16 @@ TEST(DbPool, LostConnectionFailsInFlightWorkAndReconnects) {
   EXPECT_EQ(metric(R"(storeapi_db_refused_units_total{reason="unavailable"})") - unavailable_before, 1);
 }
 
+// At once: without waiting for a connection to come up, which a unit may do only when
+// retried after a reset (Pool::run_attempts). The bound is a tenth of the connect timeout
+// a waiting unit would sit out, so no scheduling delay of a loaded machine reaches it.
+// Seen to fail with the first attempt waiting too (`attempt > 0 &&` removed from the
+// wait loop's condition): 10 s, not under 1 s.
 TEST(DbPool, WithNoDatabaseUnitsFailAtOnce) {
   std::vector<db::Statement> statements{kDouble};
   db::PoolOptions o = options(2);
   o.url = "postgresql://nobody@127.0.0.1:1/none";  // nothing listens on port 1
+  o.connect_timeout = 10s;
   const double unavailable_before = metric(R"(storeapi_db_refused_units_total{reason="unavailable"})");
   // The pool outlives the reactor loop: its drivers may still be suspended in it.
   db::Pool pool(o, statements);
@@ -243,7 +250,7 @@ TEST(DbPool, WithNoDatabaseUnitsFailAtOnce) {
     unit.add(kDouble, {1});
     auto before = std::chrono::steady_clock::now();
     EXPECT_EQ(co_await pool.run(unit), db::Outcome::unavailable);
-    EXPECT_LT(std::chrono::steady_clock::now() - before, 100ms);
+    EXPECT_LT(std::chrono::steady_clock::now() - before, o.connect_timeout / 10);
   });
   EXPECT_EQ(metric(R"(storeapi_db_refused_units_total{reason="unavailable"})") - unavailable_before, 1);
 }
@@ -336,6 +343,54 @@ TEST(DbPool, ReprepareAndRetryOnceAfterDdlChangesAResultType) {
     EXPECT_EQ(second.result(0).columns(), 2);
   });
   admin.exec("drop schema " + kSchema + " cascade");
+}
+
+// A session that refuses writes (SQLSTATE 25006, as on a primary demoted under a
+// connection made before) is dropped and the unit runs again on a fresh connection; when
+// the fresh one refuses too, the unit is `unavailable` (503), not a failed statement (500).
+// Without the check in Pool::run_attempts the first write's result is the 25006 error and
+// the second unit's outcome is `done`.
+TEST(DbPool, AReadOnlySessionIsReplacedAndItsWriteRunsOnAFreshOne) {
+  Admin admin;
+  const std::string schema = kSchema + "_ro";
+  admin.exec("create schema " + schema);
+  admin.exec("create sequence " + schema + ".s");
+  // Raises what a read-only server raises, on every session.
+  admin.exec("create function " + schema + ".refuse() returns int language plpgsql as "
+             "$$begin raise exception 'read-only' using errcode = '25006'; end$$");
+  const std::string write_sql = "select nextval('" + schema + ".s')";
+  const std::string refuse_sql = "select " + schema + ".refuse()";
+  const db::Statement write{"write", write_sql.c_str(), storeapi::testing::untyped_params(0), {}};
+  const db::Statement refuse{"refuse", refuse_sql.c_str(), storeapi::testing::untyped_params(0), {}};
+  const db::Statement read_only{"read_only", "select set_config('default_transaction_read_only', 'on', false)",
+                                storeapi::testing::untyped_params(0), {}};
+  std::vector<db::Statement> statements{write, refuse, read_only};
+  // The pool outlives the reactor loop: its drivers may still be suspended in it.
+  db::Pool pool(options(1), statements);
+  run_on_reactor([&]() -> runtime::task<void> {
+    pool.start();
+    co_await wait_ready(pool);
+    db::Unit demote;
+    demote.add(read_only, {});
+    EXPECT_EQ(co_await pool.run(demote), db::Outcome::done);
+    const std::uint64_t losses = pool.losses();
+
+    db::Unit first;
+    first.add(write, {});
+    EXPECT_EQ(co_await pool.run(first), db::Outcome::done);
+    EXPECT_TRUE(first.result(0).ok()) << first.result(0).error_message();
+    EXPECT_EQ(pool.losses(), losses + 1);
+
+    db::Unit refused;
+    refused.add(refuse, {});
+    EXPECT_EQ(co_await pool.run(refused), db::Outcome::unavailable);
+    co_await wait_ready(pool);
+    db::Unit after;
+    after.add(write, {});
+    EXPECT_EQ(co_await pool.run(after), db::Outcome::done);
+    EXPECT_TRUE(after.result(0).ok());
+  });
+  admin.exec("drop schema " + schema + " cascade");
 }
 
 TEST(DbListener, DeliversNotificationsAfterAFreshStart) {

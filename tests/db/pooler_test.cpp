@@ -3,14 +3,17 @@
 // - session mode: every request is served, the LISTEN session is not among PgBouncer's
 //   clients, `key revoke` counts the server and waits for it, and the revoked key is
 //   refused by the next request;
-// - transaction mode: PgBouncer 1.18 does not keep protocol-level prepared statements,
-//   which the pools prepare once per connection: requests fail ("prepared statement ... does
-//   not exist");
+// (Transaction mode for the pools is not tested: PgBouncer 1.18 does not keep protocol-level
+// prepared statements, so a request fails whenever PgBouncer hands it a server connection the
+// pool never prepared on — PgBouncer's choice, which no test here can force; see
+// docs/SCALING.md "Poolers".)
 // - a LISTEN through transaction mode loses its session: the revocation is not confirmed
 //   and the key keeps working from the cache.
 // Seen failing without the feature: with main.cpp's Listener given config->database_url,
 // the LISTEN session goes through PgBouncer and the first test's client count is 5, not 4.
 #include <gtest/gtest.h>
+
+#include <chrono>
 
 #include <map>
 #include <string>
@@ -77,26 +80,14 @@ TEST_F(Pooler, SessionModePoolsWithADirectListenRevokeAtOnce) {
     expect_error(connection.get("/v1/store", bearer(key.key)), 401, "authentication_error", "revoked_api_key");
 }
 
-TEST_F(Pooler, TransactionModeLosesThePreparedStatements) {
-  ASSERT_NO_FATAL_FAILURE(launch_server(kThreads, kConnsPerThread,
-                                        {{"STOREAPI_DATABASE_URL", pgbouncer_.url("transaction")},
-                                         {"STOREAPI_LISTEN_DATABASE_URL", db_.url()}}));
+TEST_F(Pooler, AListenThroughTransactionModeMissesRevocations) {
+  // The key exists before the server starts: created later, its announcement would be lost
+  // as the revocation is, and the node's set of key hashes would refuse it outright.
   auto store = db_.create_store();
   auto key = create_key(store.id);
-  // Which server connection a statement lands on is PgBouncer's choice: a few bursts
-  // bound the wait for the first failure.
-  bool failed = false;
-  for (int i = 0; i < 10 && !failed; ++i) failed = burst(key.key).contains(500);
-  EXPECT_TRUE(failed);
-  EXPECT_NE(server().stderr_text().find("does not exist"), std::string::npos) << server().stderr_text();
-}
-
-TEST_F(Pooler, AListenThroughTransactionModeMissesRevocations) {
   ASSERT_NO_FATAL_FAILURE(launch_server(kThreads, kConnsPerThread,
                                         {{"STOREAPI_DATABASE_URL", pgbouncer_.url("session")},
                                          {"STOREAPI_LISTEN_DATABASE_URL", pgbouncer_.url("transaction")}}));
-  auto store = db_.create_store();
-  auto key = create_key(store.id);
   auto warm = warm_on_every_core(key.key);  // cached on both cores
 
   CliResult revoked = run_admin({"key", "revoke", "--key", key.id}, db_.url());

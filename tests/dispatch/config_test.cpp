@@ -143,5 +143,40 @@ TEST_F(SmtpTlsSetting, OtherValuesStopTheStart) {
   EXPECT_EQ(error_, "STOREAPI_SMTP_TLS: expected auto, required or off, got 'yes'");
 }
 
+// The retention settings: defaults, whole seconds in range, a slot no wider than the
+// retention. Fails without Retention::from_env in Config::from_env (bad values accepted).
+TEST(RetentionSettings, DefaultsAndValidation) {
+  setenv("STOREAPI_DATABASE_URL", "postgresql:///storeapi", 1);
+  Config config = Config::from_env();
+  EXPECT_EQ(config.retention.keep, std::chrono::seconds(30 * 86400));
+  EXPECT_EQ(config.retention.partition, std::chrono::seconds(86400));
+  EXPECT_EQ(config.retention.ahead(), std::chrono::seconds(7 * 86400));
+
+  setenv("STOREAPI_RETENTION_SECONDS", "3600", 1);
+  setenv("STOREAPI_PARTITION_SECONDS", "600", 1);
+  config = Config::from_env();
+  EXPECT_EQ(config.retention.keep, std::chrono::seconds(3600));
+  EXPECT_EQ(config.retention.partition, std::chrono::seconds(600));
+
+  const auto refused = [] {
+    try {
+      Config::from_env();
+    } catch (const env::SettingError& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  for (const char* bad : {"0", "-5", "30d", "1.5", "999999999999"}) {
+    setenv("STOREAPI_RETENTION_SECONDS", bad, 1);
+    EXPECT_NE(refused().find("STOREAPI_RETENTION_SECONDS"), std::string::npos) << bad;
+  }
+  setenv("STOREAPI_RETENTION_SECONDS", "3600", 1);
+  setenv("STOREAPI_PARTITION_SECONDS", "7200", 1);
+  EXPECT_NE(refused().find("must not exceed"), std::string::npos);
+  unsetenv("STOREAPI_RETENTION_SECONDS");
+  unsetenv("STOREAPI_PARTITION_SECONDS");
+  unsetenv("STOREAPI_DATABASE_URL");
+}
+
 }  // namespace
 }  // namespace storeapi::dispatch

@@ -1,5 +1,6 @@
 // Dispatchers that stop: killed mid-batch (nothing lost, nothing recorded repeated),
-// stopped by SIGTERM (transfers in flight finish), cut off from the database.
+// stopped by SIGTERM (transfers in flight finish), cut off from the database, an outcome
+// whose delivery a failover lost.
 #include "dispatch_fixture.hpp"
 
 #include <atomic>
@@ -97,6 +98,32 @@ TEST_F(Crash, ReconnectsAfterLosingItsDatabaseConnection) {
   ASSERT_TRUE(receiver.wait_for_count(2, 30s)) << dispatcher.stderr_text();
   EXPECT_EQ(dispatcher.terminate(), 0);
   EXPECT_NE(dispatcher.stderr_text().find("reconnecting"), std::string::npos) << dispatcher.stderr_text();
+}
+
+// A failover can lose a fan-out (committed asynchronously) after the dispatcher claimed
+// and sent its delivery: the outcome then names a delivery that is not there. It is
+// dropped, the event, fanned out again, is delivered anew, and later outcomes are
+// recorded. Without the check in api.record_webhook_attempt the outcome fails its foreign
+// key, and with it every batch of outcomes the dispatcher tries to record, for ever.
+TEST_F(Crash, AnOutcomeWhoseDeliveryWasLostIsDroppedAndTheEventDeliveredAgain) {
+  WebhookReceiver receiver;
+  // The first answer comes after the 1 s timeout: that attempt's outcome is a failure.
+  receiver.set_behaviour([](const ReceivedRequest&, std::size_t n) { return n == 0 ? Reply{200, 1500ms} : Reply{}; });
+  add_endpoint(receiver.url());
+  const std::string lost = emit_order_event(3300);
+  DispatcherProcess dispatcher(settings());
+  ASSERT_TRUE(receiver.wait_for_count(1, 30s)) << dispatcher.stderr_text();
+  // While the attempt is out: the fan-out never happened, as on a promoted standby.
+  value("with gone as (delete from webhook_deliveries where event_id = '" + lost + "' returning event_id)"
+        " update events set fanned_out_at = null where id in (select event_id from gone) returning 1");
+  ASSERT_TRUE(eventually([&] { return dispatcher.stderr_text().find("attempt 1 failed") != std::string::npos; }))
+      << dispatcher.stderr_text();
+  const std::string later = emit_order_event(3301);
+  EXPECT_TRUE(eventually([&] { return delivery_status(lost) == "succeeded" && delivery_status(later) == "succeeded"; },
+                         30s))
+      << dispatcher.stderr_text();
+  EXPECT_EQ(dispatcher.stderr_text().find("foreign key"), std::string::npos) << dispatcher.stderr_text();
+  EXPECT_EQ(dispatcher.terminate(), 0);
 }
 
 }  // namespace

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <string>
+
 namespace storeapi::dispatch {
 namespace {
 
@@ -22,6 +24,17 @@ TEST(RetrySchedule, ParsesCommaSeparatedSeconds) {
   for (const char* bad : {"", ",", "1,", ",1", "1,,2", "1;2", " 1", "1 ", "-1", "1.5", "x", "604801"})
     EXPECT_FALSE(RetrySchedule::parse(bad)) << bad;
   EXPECT_TRUE(RetrySchedule::parse("604800"));
+}
+
+// At most 100 retries: the 100th is taken, a 101st refuses the whole schedule (a
+// boundary tools/mutants moved without any test noticing).
+TEST(RetrySchedule, AtMostAHundredRetries) {
+  std::string hundred = "1";
+  for (int i = 1; i < 100; ++i) hundred += ",1";
+  auto s = RetrySchedule::parse(hundred);
+  ASSERT_TRUE(s);
+  EXPECT_EQ(s->retries(), 100u);
+  EXPECT_FALSE(RetrySchedule::parse(hundred + ",1"));
 }
 
 TEST(RetrySchedule, DelaysAreJitteredWithinTwentyPercentAndRunOut) {

@@ -146,19 +146,45 @@ TEST_F(Fleet, RevokedKeyIsRefusedByBothNodesOnTheNextRequest) {
   expect_error(get_on(node_b(), "/v1/store", bearer(key.key)), 401, "authentication_error", "revoked_api_key");
 }
 
+// The ids of a page's records, comma-separated.
+std::string page_ids(const HttpResponse& page) {
+  simdjson::dom::parser parser;
+  simdjson::dom::element doc;
+  std::string ids;
+  if (parser.parse(simdjson::padded_string(page.body)).get(doc) != simdjson::SUCCESS) return "not JSON";
+  for (simdjson::dom::element record : doc["data"].get_array()) {
+    std::string_view id;
+    if (record["id"].get(id) != simdjson::SUCCESS) return "a record without an id";
+    if (!ids.empty()) ids += ',';
+    ids += id;
+  }
+  return ids;
+}
+
+// Each page is exactly the next two orders of the database's sequence (newest first): a
+// node that ignored the other's cursor and sent page 1 again fails.
 TEST_F(Fleet, CursorFromOneNodePagesOnTheOther) {
   auto store = db_.create_store();
   auto key = create_key(store.id);
   admin({"seed", "--store", store.id, "--orders", "6", "--products", "3", "--customers", "3", "--bookings", "2"});
+  auto pair_of_orders = [&](int offset) {
+    return query_value("select string_agg(id::text, ',' order by created_at desc, id desc) from (select id, created_at"
+                       " from orders where store_id = '" + store.id + "' order by created_at desc, id desc"
+                       " offset " + std::to_string(offset) + " limit 2) page");
+  };
   HttpResponse first = get_on(node_a(), "/v1/orders?limit=2", bearer(key.key));
   ASSERT_EQ(first.status, 200) << first.body;
+  EXPECT_EQ(page_ids(first), pair_of_orders(0));
   const std::string cursor = next_cursor(first);
   ASSERT_FALSE(cursor.empty()) << first.body;
   HttpResponse second = get_on(node_b(), "/v1/orders?limit=2&cursor=" + cursor, bearer(key.key));
   ASSERT_EQ(second.status, 200) << second.body;
+  EXPECT_EQ(page_ids(second), pair_of_orders(2));
   const std::string cursor_b = next_cursor(second);
   ASSERT_FALSE(cursor_b.empty()) << second.body;
-  EXPECT_EQ(get_on(node_a(), "/v1/orders?limit=2&cursor=" + cursor_b, bearer(key.key)).status, 200);
+  HttpResponse third = get_on(node_a(), "/v1/orders?limit=2&cursor=" + cursor_b, bearer(key.key));
+  ASSERT_EQ(third.status, 200) << third.body;
+  EXPECT_EQ(page_ids(third), pair_of_orders(4));
 }
 
 TEST_F(Fleet, WithoutRedisEachNodeKeepsItsOwnLimitAndLogsTheOutageOnce) {

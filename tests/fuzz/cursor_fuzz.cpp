@@ -8,7 +8,7 @@
 #include <cstdlib>
 #include <string>
 
-#include "api/cursor.hpp"
+#include "api/lists/cursor.hpp"
 
 using namespace storeapi;
 using namespace storeapi::api;

@@ -10,9 +10,9 @@
 #include <cstdlib>
 #include <string>
 
-#include "api/list_params.hpp"
+#include "api/lists/list_params.hpp"
 #include "http/query.hpp"
-#include "api/router.hpp"
+#include "api/routing/router.hpp"
 
 using namespace storeapi;
 using namespace storeapi::api;

@@ -25,6 +25,7 @@ TEST(Deadlines, SlowHeadersGet408AndCloseWhileOthersAreServed) {
   std::optional<HttpResponse> res = slow.read_response();
   ASSERT_TRUE(res);
   EXPECT_EQ(res->status, 408);
+  EXPECT_NE(res->body.find(R"("code":"request_timeout")"), std::string::npos) << res->body;
   EXPECT_TRUE(res->connection_close());
   EXPECT_TRUE(slow.wait_closed());
   EXPECT_EQ(fast.request("GET", "/healthz").status, 200);
@@ -40,6 +41,7 @@ TEST(Deadlines, SlowBodyGets408) {
   std::optional<HttpResponse> res = slow.read_response();
   ASSERT_TRUE(res);
   EXPECT_EQ(res->status, 408);
+  EXPECT_NE(res->body.find(R"("code":"request_timeout")"), std::string::npos) << res->body;
   EXPECT_TRUE(slow.wait_closed());
 }
 
@@ -57,6 +59,7 @@ TEST(Deadlines, SlowlorisIsCutAtTheRequestDeadline) {
   std::optional<HttpResponse> res = loris.read_response();
   ASSERT_TRUE(res);
   EXPECT_EQ(res->status, 408);
+  EXPECT_NE(res->body.find(R"("code":"request_timeout")"), std::string::npos) << res->body;
   EXPECT_TRUE(res->connection_close());
   EXPECT_TRUE(loris.wait_closed());
   EXPECT_TRUE(serves_healthz(server.port()));

@@ -33,6 +33,15 @@ TEST(Malformed, GarbageGets400AndCloseAndTheServerGoesOn) {
   EXPECT_TRUE(serves_healthz(server.port()));
 }
 
+// Only HTTP/1.x is spoken: another major version, below or above, is refused, not served
+// as if it were 1.x. (tools/mutants: with only versions above 1 refused, HTTP/0.9 passed.)
+TEST(Malformed, AnHttpVersionOtherThanOneGets400) {
+  ServerProcess server;
+  expect_bad_request_only(server.port(), "GET /healthz HTTP/0.9\r\nHost: a\r\n\r\n");
+  expect_bad_request_only(server.port(), "GET /healthz HTTP/2.0\r\nHost: a\r\n\r\n");
+  EXPECT_TRUE(serves_healthz(server.port()));
+}
+
 TEST(Malformed, GarbageAfterAGoodRequestGetsTheAnswerThen400) {
   ServerProcess server;
   HttpClient client(server.port());

@@ -6,7 +6,7 @@
 #include <set>
 #include <string>
 
-#include "api/router.hpp"
+#include "api/routing/router.hpp"
 #include "support/http_client.hpp"
 #include "support/server_process.hpp"
 

@@ -14,7 +14,7 @@ echo '#include "runtime/reactor.hpp"' > "$tree/src/http/server.hpp"
 echo '#include "http/server.hpp"' > "$tree/src/api/application.hpp"
 "$check" "$tree/src" "$table" || { echo "FAIL: downward includes were refused"; exit 1; }
 
-echo '#include "api/router.hpp"' > "$tree/src/http/response.hpp"
+echo '#include "api/routing/router.hpp"' > "$tree/src/http/response.hpp"
 if "$check" "$tree/src" "$table" 2> "$tree/out"; then echo "FAIL: http including api passed"; exit 1; fi
 grep -q 'http includes api/' "$tree/out" || { echo "FAIL: unexpected report:"; cat "$tree/out"; exit 1; }
 rm "$tree/src/http/response.hpp"

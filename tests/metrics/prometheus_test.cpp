@@ -68,7 +68,9 @@ class Prometheus {
       }
     }
     try {
-      HttpResponse r = HttpClient(port_, std::chrono::seconds(5)).get("/api/v1/query?query=" + encoded);
+      HttpClient prometheus(port_, std::chrono::seconds(5));
+      prometheus.not_the_api();
+      HttpResponse r = prometheus.get("/api/v1/query?query=" + encoded);
       std::smatch m;
       if (r.status == 200 && std::regex_search(r.body, m, std::regex(R"re("value":\[[0-9.]+,"([^"]+)"\])re")))
         return std::stod(m[1]);

@@ -65,6 +65,37 @@ TEST(StageTiming, OffRegistersNothingAndCountsNothing) {
   EXPECT_EQ(series_of(earlier, Stage::total).count(), 0u);
 }
 
+// The RAII timer counts its stage exactly once: at stop() (less what it excludes), or
+// when its scope ends without one; a cancelled timer counts nothing; off, it counts
+// nothing and returns zero. The send scope's count is the destructor's: without its
+// stop() it would be 0.
+TEST(StageTiming, ATimerCountsItsStageOnceHoweverItsScopeEnds) {
+  metrics::Registry registry(1);
+  enable(true, registry);
+  metrics::bind_this_thread(0);
+  {
+    Timer render(Stage::render);
+    const Clock::duration counted = render.stop(std::chrono::hours(-1));  // excluded negative: counted ≥ 1 h
+    EXPECT_GE(counted, std::chrono::hours(1));
+    EXPECT_EQ(render.stop(), Clock::duration{});  // already counted
+  }
+  { Timer send(Stage::send); }
+  {
+    Timer parse(Stage::parse);
+    parse.cancel();
+  }
+  metrics::bind_this_thread(metrics::kNoCore);
+  enable(false);
+  EXPECT_EQ(series_of(registry, Stage::render).count(), 1u);
+  EXPECT_GE(series_of(registry, Stage::render).sum(), 3600.0);
+  EXPECT_EQ(series_of(registry, Stage::send).count(), 1u);
+  EXPECT_EQ(series_of(registry, Stage::parse).count(), 0u);
+
+  Timer off(Stage::auth);
+  EXPECT_EQ(off.started(), Clock::time_point{});
+  EXPECT_EQ(off.stop(), Clock::duration{});
+}
+
 TEST(StageTiming, BucketsSpanAMicrosecondToTenSecondsAscending) {
   const auto b = buckets();
   ASSERT_FALSE(b.empty());

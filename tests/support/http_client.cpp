@@ -70,6 +70,19 @@ HttpResponse parse_head(std::string_view head) {
   return res;
 }
 
+// The method and target of a request line at the start of `bytes` ("GET /x HTTP/1.1").
+std::optional<std::pair<std::string, std::string>> request_line_at(std::string_view bytes) {
+  const std::size_t method_end = bytes.find(' ');
+  if (method_end == 0 || method_end == std::string_view::npos) return std::nullopt;
+  for (char c : bytes.substr(0, method_end))
+    if (c < 'A' || c > 'Z') return std::nullopt;
+  const std::size_t target_end = bytes.find(' ', method_end + 1);
+  if (target_end == std::string_view::npos || bytes.substr(target_end + 1, 5) != "HTTP/") return std::nullopt;
+  const std::string_view target = bytes.substr(method_end + 1, target_end - method_end - 1);
+  if (target.empty() || target.find_first_of("\r\n") != std::string_view::npos) return std::nullopt;
+  return std::pair{std::string(bytes.substr(0, method_end)), std::string(target)};
+}
+
 }  // namespace
 
 std::optional<std::string> HttpResponse::header(std::string_view name) const {
@@ -126,7 +139,12 @@ HttpClient::~HttpClient() {
 }
 
 HttpClient::HttpClient(HttpClient&& other) noexcept
-    : fd_(std::exchange(other.fd_, -1)), timeout_(other.timeout_), buf_(std::move(other.buf_)), eof_(other.eof_) {}
+    : fd_(std::exchange(other.fd_, -1)),
+      timeout_(other.timeout_),
+      buf_(std::move(other.buf_)),
+      eof_(other.eof_),
+      recorded_(other.recorded_),
+      unanswered_(std::move(other.unanswered_)) {}
 
 HttpClient& HttpClient::operator=(HttpClient&& other) noexcept {
   if (this != &other) {
@@ -135,11 +153,35 @@ HttpClient& HttpClient::operator=(HttpClient&& other) noexcept {
     timeout_ = other.timeout_;
     buf_ = std::move(other.buf_);
     eof_ = other.eof_;
+    recorded_ = other.recorded_;
+    unanswered_ = std::move(other.unanswered_);
   }
   return *this;
 }
 
+void HttpClient::note_requests(std::string_view bytes) {
+  // Request after request, each head followed by its Content-Length of body; a chunked
+  // body or anything unrecognised ends the reading (what follows is matched to nothing).
+  for (std::size_t at = 0; at < bytes.size();) {
+    auto line = request_line_at(bytes.substr(at));
+    if (!line) return;
+    unanswered_.push_back(std::move(*line));
+    const std::size_t head_end = bytes.find("\r\n\r\n", at);
+    if (head_end == std::string_view::npos) return;
+    std::string head(bytes.substr(at, head_end - at));
+    for (char& c : head) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (head.find("\r\ntransfer-encoding:") != std::string::npos) return;
+    std::size_t length = 0;
+    if (const std::size_t field = head.find("\r\ncontent-length:"); field != std::string::npos) {
+      std::string_view value = trim(std::string_view(head).substr(field + 17));
+      if (std::from_chars(value.data(), value.data() + value.size(), length).ec != std::errc{}) return;
+    }
+    at = head_end + 4 + length;
+  }
+}
+
 bool HttpClient::send_raw(std::string_view bytes) {
+  note_requests(bytes);
   auto deadline = Clock::now() + timeout_;
   while (!bytes.empty()) {
     ssize_t n = ::send(fd_, bytes.data(), bytes.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
@@ -218,6 +260,14 @@ std::optional<HttpResponse> HttpClient::read_response(ReadOptions options) {
   for (;;) {
     std::optional<HttpResponse> res = read_one(options, deadline);
     if (!res) return std::nullopt;
+    if (res->status >= 200 && recorded_) {
+      std::pair<std::string, std::string> request{"(unparsed)", "(unparsed)"};
+      if (!unanswered_.empty()) {
+        request = std::move(unanswered_.front());
+        unanswered_.pop_front();
+      }
+      record_exchange(request.first, request.second, *res);
+    }
     if (res->status >= 200 || options.return_interim) {
       res->interim = std::move(interim);
       return res;
@@ -232,7 +282,6 @@ HttpResponse HttpClient::request(std::string_view method, std::string_view targe
   std::optional<HttpResponse> res = read_response({.head = method == "HEAD"});
   if (!res) throw std::runtime_error("connection closed before a response to " + std::string(method) + " " +
                                      std::string(target));
-  record_exchange(method, target, *res);
   return *res;
 }
 

@@ -6,6 +6,7 @@
 // or by the connection's end; chunked responses are not supported (storeapi sends none).
 #include <chrono>
 #include <cstdint>
+#include <deque>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -65,10 +66,14 @@ class HttpClient {
 
   // The next response, or nullopt if the connection ended before a complete one.
   // Throws std::runtime_error on timeout or on bytes that are not an HTTP response.
+  // Each final response is recorded for the OpenAPI check when recording is on
+  // (support/exchange_recorder.hpp), with the request it answers: the oldest request line
+  // sent and not yet answered, whether by send() or in raw bytes (a request line at their
+  // start, and after each request's head and Content-Length body); "(unparsed)" when none
+  // was recognised, which the check holds to the answers any path may get.
   std::optional<HttpResponse> read_response(ReadOptions options = {});
 
-  // send() then read_response(); throws if no response arrives. The exchange is recorded
-  // for the OpenAPI check when recording is on (support/exchange_recorder.hpp).
+  // send() then read_response(); throws if no response arrives.
   HttpResponse request(std::string_view method, std::string_view target, const Headers& headers = {},
                        std::string_view body = {});
   HttpResponse get(std::string_view target, const Headers& headers = {}) { return request("GET", target, headers); }
@@ -85,6 +90,10 @@ class HttpClient {
   // `wait`.
   bool readable(std::chrono::milliseconds wait = std::chrono::milliseconds(0));
 
+  // This connection's answers are not recorded: it talks to something other than the
+  // API (the metrics listener, Prometheus).
+  void not_the_api() noexcept { recorded_ = false; }
+
   void shutdown_write();
   // Closes with a reset instead of a FIN (SO_LINGER 0), as a crashing client would.
   void reset();
@@ -92,6 +101,8 @@ class HttpClient {
 
  private:
   enum class Fill { data, closed, timeout };
+  // Notes the method and target of each request that `bytes` start (unanswered_).
+  void note_requests(std::string_view bytes);
   // Appends what the socket has to buf_, waiting up to `timeout`.
   Fill fill(std::chrono::steady_clock::time_point deadline);
   std::optional<HttpResponse> read_one(ReadOptions options, std::chrono::steady_clock::time_point deadline);
@@ -100,6 +111,8 @@ class HttpClient {
   std::chrono::milliseconds timeout_;
   std::string buf_;
   bool eof_ = false;
+  bool recorded_ = true;
+  std::deque<std::pair<std::string, std::string>> unanswered_;  // method and target of each request sent
 };
 
 }  // namespace storeapi::testing

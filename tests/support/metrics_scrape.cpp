@@ -12,9 +12,8 @@
 namespace storeapi::testing {
 
 std::string scrape_metrics(std::uint16_t port) {
-  // send + read_response rather than request(): the metrics listener is not the API, so
-  // its answers are not recorded for the OpenAPI check (support/exchange_recorder.hpp).
   HttpClient client(port, std::chrono::seconds(30));
+  client.not_the_api();
   client.send("GET", "/metrics");
   std::optional<HttpResponse> r = client.read_response();
   EXPECT_TRUE(r && r->status == 200);

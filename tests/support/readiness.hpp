@@ -16,7 +16,9 @@ namespace storeapi::testing {
 bool every_core_ready(std::uint16_t port, std::chrono::milliseconds timeout = std::chrono::seconds(30));
 
 // storeapi on `database_url` as the API tests run it (two threads, access log off, cursors
-// signed with `secret`), returned once every core is ready; throws with its log if not.
-std::unique_ptr<ServerProcess> start_api_server(const std::string& database_url, const std::string& secret);
+// signed with `secret`, and any further `settings`), returned once every core is ready;
+// throws with its log if not.
+std::unique_ptr<ServerProcess> start_api_server(const std::string& database_url, const std::string& secret,
+                                                const std::map<std::string, std::string>& settings = {});
 
 }  // namespace storeapi::testing

@@ -52,6 +52,8 @@ class TestDatabase {
 
   // A key as `storeapi-admin key create` makes it: access read | full | custom (then
   // `scopes`, e.g. "orders:read,products:write"); expires never | 30d | 90d | 1y | RFC 3339.
+  // Like the command, returns once the servers listening on this database confirmed it
+  // (their sets of key hashes hold it, auth/known_keys.hpp).
   TestKey create_key(const std::string& store_id, const std::string& access = "full",
                      const std::string& scopes = "", const std::string& expires = "never");
 

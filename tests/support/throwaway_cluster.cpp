@@ -140,6 +140,7 @@ void ThrowawayCluster::pg_ctl(const std::string& action) {
   // Immediate shutdown: every process quits at once, nothing is flushed, the next start
   // recovers from the WAL — a crash, without leaving a stale postmaster.pid behind.
   if (action == "kill") argv.insert(argv.end(), {"-m", "immediate"});
+  // -w: returns once the promoted server accepts writes.
   argv.push_back(action == "kill" ? "stop" : action);
   if (run(argv, log) != 0)
     throw std::runtime_error("pg_ctl " + action + " failed:\n" + read_file(log) + read_file(dir_ + "/server.log"));
@@ -170,6 +171,14 @@ std::string ThrowawayCluster::url(const std::string& database) const {
 void ThrowawayCluster::kill() {
   pg_ctl("kill");
   running_ = false;
+}
+
+void ThrowawayCluster::promote() { pg_ctl("promote"); }
+
+std::string multi_host_url(const ThrowawayCluster& first, const ThrowawayCluster& second,
+                           const std::string& target_session_attrs) {
+  return "postgresql://" + db_user() + "@127.0.0.1:" + std::to_string(first.port_) + ",127.0.0.1:" +
+         std::to_string(second.port_) + "/postgres?target_session_attrs=" + target_session_attrs;
 }
 
 }  // namespace storeapi::testing

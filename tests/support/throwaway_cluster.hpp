@@ -38,6 +38,8 @@ class ThrowawayCluster {
   // pg_ctl stop -m immediate: every process quits at once, as in a crash; start() brings
   // it back (crash recovery).
   void kill();
+  // pg_ctl promote of a standby; returns once it is a primary accepting writes.
+  void promote();
 
  private:
   // A fresh directory (owned by `postgres` when root) and a free port.
@@ -50,6 +52,13 @@ class ThrowawayCluster {
   std::string dir_;
   std::uint16_t port_ = 0;
   bool running_ = false;
+
+  friend std::string multi_host_url(const ThrowawayCluster&, const ThrowawayCluster&, const std::string&);
 };
+
+// A libpq URL naming both clusters, as an operator's STOREAPI_DATABASE_URL names a primary
+// and its standby: `postgresql://user@127.0.0.1:P1,127.0.0.1:P2/postgres?target_session_attrs=…`.
+std::string multi_host_url(const ThrowawayCluster& first, const ThrowawayCluster& second,
+                           const std::string& target_session_attrs = "read-write");
 
 }  // namespace storeapi::testing

@@ -1,0 +1,40 @@
+// POST /v1/orders/{id}/fulfillment: moves the order along docs/DESIGN.md's fulfillment
+// transitions (checked in api.fulfill_order), optionally with tracking details.
+#include "api/routing/endpoints.hpp"
+#include "api/writes/validators.hpp"
+#include "api/value_sets.hpp"
+#include "api/writes/write.hpp"
+#include "api/writes/write_statements.hpp"
+
+namespace storeapi::api {
+namespace {
+
+constexpr json::Field kFields[] = {
+    {"fulfillment_status", json::FieldType::string, true},
+    {"tracking_number", json::FieldType::string},
+    {"tracking_carrier", json::FieldType::string},
+};
+
+std::optional<InvalidRequest> check(FieldValues v) {
+  if (!is_one_of(v[0].text, kFulfillmentStatuses)) {
+    return InvalidRequest{ErrorCode::parameter_invalid, kFields[0].name, OneOfMessage<kFulfillmentStatuses>::text};
+  }
+  for (std::size_t i : {1, 2}) {
+    if (v[i].present && !length_between(v[i].text, 1, 100)) {
+      return InvalidRequest{ErrorCode::parameter_invalid, kFields[i].name, "Expected 1 to 100 characters."};
+    }
+  }
+  return std::nullopt;
+}
+
+void add(db::Unit& unit, const Context& ctx, FieldValues v, db::Param key, db::Param fingerprint) {
+  unit.add(kFulfillOrder,
+           {ctx.caller.store(), ctx.match.id, v[0].text, optional_text(v[1]), optional_text(v[2]), key, fingerprint,
+            ctx.req.trace_id});
+}
+
+}  // namespace
+
+runtime::task<void> post_order_fulfillment(Context& ctx) { return run_write(ctx, {kFields, check, add}); }
+
+}  // namespace storeapi::api

@@ -1,0 +1,13 @@
+#include "api/routing/endpoints.hpp"
+
+namespace storeapi::api {
+
+// GET /v1/store: answered from the key cache; the authenticator rendered it once per key.
+// It takes no query parameters.
+runtime::task<void> get_store(Context& ctx) {
+  if (refuse_query_params(ctx)) co_return;
+  ctx.res.body.assign(*ctx.caller.store_body);
+  co_return;
+}
+
+}  // namespace storeapi::api

@@ -1,0 +1,50 @@
+#include "api/routing/context.hpp"
+
+#include <cstdio>
+
+#include "http/query.hpp"
+
+namespace storeapi::api {
+
+runtime::task<db::Outcome> run_unit(Context& ctx, db::Unit& unit) {
+  ReadRouter& router = ctx.services.read_router;
+  const bool reads = ctx.req.method == http::Method::get || ctx.req.method == http::Method::head;
+  const db::Outcome outcome = reads ? co_await router.read(unit, ctx.caller) : co_await router.write(unit, ctx.caller);
+  ctx.res.tally.db += unit.database_time();
+  co_return outcome;
+}
+
+bool refuse_query_params(Context& ctx) {
+  http::Query query;  // its views are used before this returns
+  if (const auto error = query.parse(ctx.req.query)) {
+    fail(ctx, ErrorCode::parameter_invalid, error->param, error->message);
+    return true;
+  }
+  if (query.params().empty()) return false;
+  fail(ctx, ErrorCode::parameter_unknown, query.params().front().name);
+  return true;
+}
+
+bool database_answered(Context& ctx, db::Outcome outcome, const db::Result& result) {
+  if (outcome != db::Outcome::done) {
+    fail_unavailable(ctx);
+    return false;
+  }
+  if (result.ok()) return true;
+  // Classes 08 (connection), 53 (insufficient resources) and 57 (operator intervention:
+  // statement_timeout, shutdown) are the database's state, not a fault of this request.
+  const std::string_view state = result.sqlstate();
+  const std::string_view cls = state.substr(0, 2);
+  if (cls == "08" || cls == "53" || cls == "57") {
+    fail_unavailable(ctx);
+    return false;
+  }
+  const std::string_view message = result.error_message();
+  std::fprintf(stderr, "storeapi: %.*s: statement failed: %.*s %.*s\n", static_cast<int>(ctx.req.request_id.size()),
+               ctx.req.request_id.data(), static_cast<int>(state.size()), state.data(), static_cast<int>(message.size()),
+               message.data());
+  fail(ctx, ErrorCode::internal_error);
+  return false;
+}
+
+}  // namespace storeapi::api

@@ -1,0 +1,68 @@
+#pragma once
+// What an endpoint works with: the request, the response it fills, the authenticated
+// caller, the matched route, and the core's services.
+#include <optional>
+#include <string_view>
+
+#include "api/writes/dispatcher_wake.hpp"
+#include "api/errors.hpp"
+#include "api/routing/read_router.hpp"
+#include "api/routing/router.hpp"
+#include "auth/authenticator.hpp"
+#include "db/pool.hpp"
+#include "http/request.hpp"
+#include "http/response.hpp"
+#include "json/body.hpp"
+
+namespace storeapi::api {
+
+// Per core, owned by the Application; reused from request to request. What a request
+// parses lives in its own frame, so it lasts across the request's suspensions: a body's
+// values in the json::BodyTexts the endpoint passes the body parser, a query string's in
+// the endpoint's http::Query.
+struct Services {
+  db::Pool& pool;
+  ReadRouter& read_router;  // where a request's units run: a standby or the primary
+  json::BodyParser& body_parser;
+  DispatcherWake& dispatcher_wake;
+  // Signs and checks list cursors; empty until read from the database (lists answer 503).
+  const std::string& cursor_secret;
+};
+
+struct Context {
+  const http::Request& req;
+  http::Response& res;
+  const auth::Caller& caller;
+  const Match& match;
+  Services& services;
+};
+
+// Turns `res` into the error response of `code`: status, envelope with the request id,
+// and Retry-After where the code calls for one (503).
+void fail(http::Response& res, std::string_view request_id, ErrorCode code,
+          std::optional<std::string_view> param = std::nullopt, std::string_view message = {});
+inline void fail(Context& ctx, ErrorCode code, std::optional<std::string_view> param = std::nullopt,
+                 std::string_view message = {}) {
+  fail(ctx.res, ctx.req.request_id, code, param, message);
+}
+
+// Runs a unit of this request: a GET's on a standby that has replayed the store's last
+// write (else the primary), anything else on the primary, recording the store's write
+// position (api/routing/read_router.hpp). Its database time counts against the request's
+// database stages, not its render stage (metrics/stage_timing.hpp).
+runtime::task<db::Outcome> run_unit(Context& ctx, db::Unit& unit);
+
+// The database could not run a unit: 503 (unreachable or overloaded).
+inline void fail_unavailable(Context& ctx) { fail(ctx, ErrorCode::service_unavailable); }
+
+// For endpoints that take no query parameters (records by id, GET /v1/store, writes):
+// unless the query string has none, answers 400 (the query string's own
+// parameter_invalid, else parameter_unknown naming the first parameter) and returns true.
+bool refuse_query_params(Context& ctx);
+
+// Whether a unit ran and its statement `result` succeeded. If not, answers 503 when the
+// database was unreachable, overloaded, or cancelled the statement (statement_timeout,
+// shutdown), else 500 with the failure written to stderr, and returns false.
+bool database_answered(Context& ctx, db::Outcome outcome, const db::Result& result);
+
+}  // namespace storeapi::api

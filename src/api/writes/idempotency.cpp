@@ -1,0 +1,119 @@
+#include "api/writes/idempotency.hpp"
+
+#include "metrics/registry.hpp"
+
+#include <algorithm>
+#include <chrono>
+
+#include "common/crypto.hpp"
+#include "runtime/io.hpp"
+
+namespace storeapi::api {
+namespace {
+
+constexpr std::size_t kMaxKeyLength = 255;
+
+// Keys taken more than 24 h ago are deleted in batches of this size, so no single
+// statement holds many row locks or runs long.
+constexpr int kPurgeBatch = 1000;
+constexpr auto kPurgeInterval = std::chrono::minutes(5);
+
+std::string request_line(const http::Request& req) {
+  std::string text;
+  text.append(req.method_text).append(" ").append(req.path).append("\n");
+  return text;
+}
+
+}  // namespace
+
+bool is_valid_idempotency_key(std::string_view key) {
+  return !key.empty() && key.size() <= kMaxKeyLength &&
+         std::all_of(key.begin(), key.end(), [](char c) { return c >= 0x20 && c <= 0x7e; });
+}
+
+IdempotencyKey read_idempotency_key(const http::Request& req) {
+  bool present = false;
+  std::string_view value = req.header("idempotency-key", &present);
+  if (!present) return {};
+  if (!is_valid_idempotency_key(value)) return {IdempotencyKey::State::invalid, {}};
+  return {IdempotencyKey::State::valid, value};
+}
+
+std::string fingerprint(const http::Request& req, std::span<const json::Field> fields,
+                        std::span<const json::FieldValue> values) {
+  std::string text = request_line(req);
+  for (std::size_t i = 0; i < fields.size(); ++i) {
+    const json::FieldValue& v = values[i];
+    text.append(fields[i].name).append("=");
+    if (!v.present) {
+      text.append("-");
+    } else if (v.is_null) {
+      text.append("n");
+    } else if (fields[i].type == json::FieldType::int32 || fields[i].type == json::FieldType::int64) {
+      text.append("i").append(std::to_string(v.number));
+    } else {
+      text.append("s").append(std::to_string(v.text.size())).append(":").append(v.text);
+    }
+    text.append("\n");
+  }
+  return crypto::sha256_hex(text);
+}
+
+std::string raw_fingerprint(const http::Request& req) {
+  // "raw" is no field name, so this never equals a validated body's text.
+  std::string text = request_line(req);
+  text.append("raw\n").append(req.body);
+  return crypto::sha256_hex(text);
+}
+
+std::optional<KeyOutcome> parse_key_outcome(std::string_view text) {
+  if (text == "run") return KeyOutcome::run;
+  if (text == "replay") return KeyOutcome::replay;
+  if (text == "mismatch") return KeyOutcome::mismatch;
+  if (text == "in_progress") return KeyOutcome::in_progress;
+  return std::nullopt;
+}
+
+namespace {
+constexpr db::Column kPurgeParams[] = {{"limit", db::Type::int4}};
+}  // namespace
+
+const db::Statement kPurgeIdempotencyKeys{"idempotency_purge", "select api.purge_idempotency_keys($1)", kPurgeParams,
+                                          PurgedKeys::columns};
+
+runtime::task<void> purge_idempotency_keys(db::Pool& pool) {
+  for (;;) {
+    co_await runtime::sleep_for(kPurgeInterval);
+    for (;;) {
+      db::Unit unit;
+      unit.add(kPurgeIdempotencyKeys, {kPurgeBatch});
+      if (co_await pool.run(unit) != db::Outcome::done || !unit.result(0).ok()) break;  // next round
+      if (unit.result(0).row<PurgedKeys>(0).purge_idempotency_keys() < kPurgeBatch) break;
+    }
+  }
+}
+
+namespace {
+
+// By KeyOutcome, then "released"; looked up once per thread (the lookup takes the
+// registry's lock).
+metrics::Counter& key_outcome_counter(std::size_t index) {
+  static constexpr std::array<std::string_view, 5> kLabels{"run", "replay", "mismatch", "in_progress", "released"};
+  thread_local std::array<metrics::Counter*, kLabels.size()> counters{};
+  if (!counters[index])
+    counters[index] = &metrics::Registry::process()
+                           .counter("storeapi_idempotency_outcomes_total",
+                                    "Writes with an Idempotency-Key, by outcome (run, replay, mismatch, in_progress, "
+                                    "released: failed with a 5xx, the key left free).",
+                                    {"outcome"})
+                           .with({kLabels[index]});
+  return *counters[index];
+}
+
+}  // namespace
+
+static_assert(static_cast<int>(KeyOutcome::in_progress) == 3, "labels above follow KeyOutcome's order");
+void count_key_outcome(KeyOutcome outcome) { key_outcome_counter(static_cast<std::size_t>(outcome)).inc(); }
+void count_key_released() { key_outcome_counter(4).inc(); }
+
+}  // namespace storeapi::api

@@ -1,0 +1,171 @@
+#include "api/writes/write.hpp"
+
+#include <array>
+#include <cstdio>
+#include <string>
+
+#include "api/writes/idempotency.hpp"
+#include "api/writes/validators.hpp"
+#include "api/writes/write_statements.hpp"
+#include "json/writer.hpp"
+
+namespace storeapi::api {
+namespace {
+
+// `values` and `texts` are the request's (run_write's frame): what they hold lasts across
+// the write's suspensions.
+std::optional<InvalidRequest> validate(Context& ctx, const WriteEndpoint& endpoint, std::span<json::FieldValue> values,
+                                       json::BodyTexts& texts) {
+  // An empty body is {} whatever its type says; a body needs to say it is JSON.
+  if (!ctx.req.body.empty()) {
+    bool found = false;
+    std::string_view type = ctx.req.header("content-type", &found);
+    if (!found || !is_json_media_type(type)) return InvalidRequest{ErrorCode::unsupported_media_type, std::nullopt, {}};
+  }
+  if (auto error = ctx.services.body_parser.parse(ctx.req.body, ctx.req.body.size() + http::Request::kBodyPadding,
+                                                   endpoint.fields, values, texts)) {
+    return InvalidRequest{error_code(error->kind), error->param, error->message};
+  }
+  return endpoint.check ? endpoint.check(values) : std::nullopt;
+}
+
+// How a rejection is kept under its key: {"code","param","message"}, wrapped into the
+// error envelope (with the answering request's id) whenever it is answered.
+std::string stored_error(const InvalidRequest& r) {
+  std::string body;
+  json::Writer w(body);
+  w.begin_object().key("code").string(error_info(r.code).name).key("param");
+  if (r.param) {
+    w.string(*r.param);
+  } else {
+    w.null();
+  }
+  if (!r.message.empty()) w.key("message").string(r.message);
+  w.end_object();
+  return body;
+}
+
+// Answers a write's result: a resource as it is, a stored error in the envelope.
+void answer(Context& ctx, std::int64_t status, std::string_view body) {
+  if (status < 400) {
+    ctx.res.status = static_cast<int>(status);
+    ctx.res.body.assign(body);
+    return;
+  }
+  static constexpr json::Field fields[] = {
+      {"code", json::FieldType::string, true},
+      {"param", json::FieldType::string_or_null},
+      {"message", json::FieldType::string_or_null},
+  };
+  std::array<json::FieldValue, 3> v;
+  json::BodyTexts texts;
+  std::optional<ErrorCode> code;
+  if (!ctx.services.body_parser.parse(body, fields, v, texts)) code = parse_error_code(v[0].text);
+  if (!code) {
+    std::fprintf(stderr, "storeapi: %.*s: unreadable stored error: %.*s\n", static_cast<int>(ctx.req.request_id.size()),
+                 ctx.req.request_id.data(), static_cast<int>(body.size()), body.data());
+    return fail(ctx, ErrorCode::internal_error);
+  }
+  std::optional<std::string_view> param;
+  if (v[1].present && !v[1].is_null) param = v[1].text;
+  // A 404 names the path's id, as the reads do. On the variant routes one lookup answers
+  // for the product and its variant together, so no single parameter is named there.
+  if (*code == ErrorCode::resource_not_found && !param && ctx.match.variant_id.empty()) param = "id";
+  fail(ctx, *code, param, v[2].text);
+}
+
+// Runs `unit` — the write's one statement, which claims the key, runs the write when the
+// claim allows and stores its answer, in one transaction, after the NOTIFY when the write
+// `carries` the dispatchers' wake-up (DispatcherWake) — and answers. A 5xx (the statement
+// failed, or its connection was lost) leaves the key free without more work: the
+// transaction that would have stored the answer rolled back.
+runtime::task<void> finish(Context& ctx, db::Unit& unit, bool carries) {
+  const db::Outcome outcome = co_await run_unit(ctx, unit);
+  // The write's statement follows the NOTIFY, if any (run_unit may add statements after).
+  const db::Result& written = unit.result(carries ? 1 : 0);
+  const bool keyed = read_idempotency_key(ctx.req).state == IdempotencyKey::State::valid;
+  const bool answered = database_answered(ctx, outcome, written);
+  const auto row = written.row<WriteAnswer>(0);
+  const std::optional<KeyOutcome> taken =
+      answered && written.rows() == 1 ? parse_key_outcome(row.outcome()) : std::nullopt;
+  // A write that ran and succeeded has committed outbox rows (or, rarely, changed nothing).
+  const bool outbox_rows = taken == KeyOutcome::run && row.status() == 200;
+  ctx.services.dispatcher_wake.after_write(carries, answered, outbox_rows);
+  if (!answered) {  // 503 or 500, as for reads
+    if (keyed) count_key_released();
+    co_return;
+  }
+  if (!taken) {
+    fail(ctx, ErrorCode::internal_error);
+    co_return;
+  }
+  if (keyed) count_key_outcome(*taken);
+  switch (*taken) {
+    case KeyOutcome::mismatch:
+      fail(ctx, ErrorCode::idempotency_mismatch);
+      co_return;
+    case KeyOutcome::in_progress:
+      fail(ctx, ErrorCode::idempotency_in_progress);
+      co_return;
+    case KeyOutcome::replay:
+      ctx.res.add_header("Idempotent-Replayed", "true");
+      break;
+    case KeyOutcome::run:
+      break;
+  }
+  answer(ctx, row.status(), row.body());
+}
+
+// A rejection is answered, and stored under the key when the request has a valid one
+// (the spec keeps every 4xx); the key is bound to the raw body then.
+runtime::task<void> reject(Context& ctx, const IdempotencyKey& key, const InvalidRequest& rejection) {
+  if (key.state != IdempotencyKey::State::valid) {
+    fail(ctx, rejection.code, rejection.param, rejection.message);
+    co_return;
+  }
+  const std::string bound_to = raw_fingerprint(ctx.req);
+  const std::string body = stored_error(rejection);
+  db::Unit unit;
+  unit.add(kStoreRejection, {ctx.caller.store(), key.text, std::string_view(bound_to), error_info(rejection.code).status,
+                             std::string_view(body)});
+  co_await finish(ctx, unit, false);  // it queues nothing to announce
+}
+
+}  // namespace
+
+runtime::task<void> run_write(Context& ctx, WriteEndpoint endpoint) {
+  // Before the key is read: a refused query string is not the endpoint's answer and is
+  // never stored under the key.
+  if (refuse_query_params(ctx)) co_return;
+  // The body's values, owned by this frame: valid across the co_awaits below.
+  std::array<json::FieldValue, kMaxWriteFields> storage;
+  const std::span<json::FieldValue> values = std::span(storage).first(endpoint.fields.size());
+  json::BodyTexts texts;
+  const IdempotencyKey key = read_idempotency_key(ctx.req);
+  if (std::optional<InvalidRequest> rejection = validate(ctx, endpoint, values, texts)) {
+    co_await reject(ctx, key, *rejection);
+    co_return;
+  }
+  if (key.state == IdempotencyKey::State::invalid) {
+    fail(ctx, ErrorCode::parameter_invalid, "Idempotency-Key",
+         "Expected 1 to 255 characters, each printable ASCII.");
+    co_return;
+  }
+  std::string bound_to;
+  db::Param key_param = std::nullopt;
+  db::Param fingerprint_param = std::nullopt;
+  if (key.state == IdempotencyKey::State::valid) {
+    bound_to = fingerprint(ctx.req, endpoint.fields, values);
+    key_param = key.text;
+    fingerprint_param = std::string_view(bound_to);
+  }
+  db::Unit unit;
+  // First, so that a failed NOTIFY fails the write too (the rest of the transaction is
+  // skipped) rather than roll back a write whose answer came already.
+  const bool carries = ctx.services.dispatcher_wake.take_turn();
+  if (carries) unit.add(kNotifyDispatchers, {});
+  endpoint.add(unit, ctx, values, key_param, fingerprint_param);
+  co_await finish(ctx, unit, carries);
+}
+
+}  // namespace storeapi::api

@@ -1,0 +1,254 @@
+#!/usr/bin/env bash
+# Failover by Patroni, as docs/DEPLOY.md "High availability" sets it up: etcd, two Patroni
+# nodes running dist/patroni/patroni.yml (only the timings shortened, so the test stays
+# bounded), a leader and its synchronous standby; storeapi node A on the multi-host URL
+# (target_session_attrs=read-write), node B through HAProxy running dist/patroni/haproxy.cfg
+# (Patroni's /primary check). Idempotent writers go to both nodes; the leader's PostgreSQL
+# is killed (pg_ctl -m immediate) and Patroni promotes the synchronous standby by itself.
+# Checked: every acknowledged write is in the new leader's stock history exactly once,
+# nothing doubled; the clients saw only 200, 503 (or 409 idempotency_in_progress for a
+# retry whose first attempt still waits) or a failed connection, never a 500; a
+# key revoked afterwards is refused by both nodes; storeapi-dispatch, on the multi-host URL
+# too, delivers every event (before, during and after the failover) to a webhook. Printed: the recovery time (the kill to
+# the first acknowledged write, on each node) with the timings used (bench/RESULTS.md).
+# The shipped file must keep synchronous_mode: true and primary_start_timeout: 0 (checked
+# below): without the first a promoted standby may lack acknowledged writes, without the
+# second Patroni restarts the crashed primary in place for up to 300 s (no promotion, and
+# this test fails with "Patroni promoted nobody").
+#   tests/ha/patroni_failover_test.sh BUILD_DIR
+set -euo pipefail
+build=$1
+source_root=$(cd "$(dirname "$0")/../.." && pwd)
+for program in patroni etcd haproxy; do
+  if ! command -v "$program" >/dev/null; then
+    echo "SKIP: $program is not installed (tools/deps installs patroni, etcd-server and haproxy)"
+    exit 77
+  fi
+done
+bin=/usr/lib/postgresql/15/bin
+# PostgreSQL refuses to run as root: Patroni and its clusters run as `postgres` then.
+as_pg=()
+[[ $(id -u) -eq 0 ]] && as_pg=(setpriv --reuid=postgres --regid=postgres --init-groups --)
+
+work=$(mktemp -d /tmp/storeapi-patroni-XXXXXX)
+[[ $(id -u) -eq 0 ]] && chown postgres: "$work"
+etcd_pid="" haproxy_pid="" receiver_pid="" patroni_pids=() node_pids=() writer_pids=()
+cleanup() {
+  for pid in "${writer_pids[@]}" "${node_pids[@]}" $haproxy_pid $receiver_pid; do kill "$pid" 2>/dev/null || true; done
+  # Patroni stops its PostgreSQL on SIGTERM; whatever is left is stopped at once.
+  for pid in "${patroni_pids[@]}"; do kill "$pid" 2>/dev/null || true; done
+  for pid in "${patroni_pids[@]}"; do timeout 20 tail --pid="$pid" -f /dev/null 2>/dev/null || kill -9 "$pid" 2>/dev/null || true; done
+  for n in 1 2; do
+    [[ -f $work/pg$n/postmaster.pid ]] && "${as_pg[@]}" "$bin/pg_ctl" -D "$work/pg$n" -m immediate stop >/dev/null 2>&1 || true
+  done
+  [[ -n $etcd_pid ]] && kill "$etcd_pid" 2>/dev/null || true
+  wait 2>/dev/null || true
+  rm -rf "$work"
+}
+trap cleanup EXIT
+fail() {
+  echo "patroni failover test: $*" >&2
+  for f in "$work"/*.log; do [[ -f $f ]] && { echo "--- $f"; tail -15 "$f"; } >&2; done
+  exit 1
+}
+# Waits (up to $WAIT_SECONDS s, default 60) until the command succeeds.
+wait_for() {
+  local tries=$(( ${WAIT_SECONDS:-60} * 10 ))
+  for _ in $(seq "$tries"); do "$@" >/dev/null 2>&1 && return 0; sleep 0.1; done
+  return 1
+}
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+now_ms() { date +%s%3N; }
+
+# --- etcd, one member -------------------------------------------------------------------
+etcd_client=$(free_port) etcd_peer=$(free_port)
+etcd --name e1 --data-dir "$work/etcd" --listen-client-urls "http://127.0.0.1:$etcd_client" \
+  --advertise-client-urls "http://127.0.0.1:$etcd_client" --listen-peer-urls "http://127.0.0.1:$etcd_peer" \
+  --initial-advertise-peer-urls "http://127.0.0.1:$etcd_peer" --initial-cluster "e1=http://127.0.0.1:$etcd_peer" \
+  >"$work/etcd.log" 2>&1 &
+etcd_pid=$!
+wait_for curl -sf "http://127.0.0.1:$etcd_client/health" || fail "etcd did not start"
+
+# --- Patroni: the shipped configuration, the timings shortened ----------------------------
+# ttl 10 s, loop_wait 1 s, retry_timeout 4 s (loop_wait + 2 × retry_timeout <= ttl).
+config=$work/patroni.yml
+sed -e 's/^    ttl: 30$/    ttl: 10/' -e 's/^    loop_wait: 10$/    loop_wait: 1/' \
+    -e 's/^    retry_timeout: 10$/    retry_timeout: 4/' \
+    -e "s|^    password_encryption: scram-sha-256\$|&\n    unix_socket_directories: '$work'\n    fsync: 'off'\n    shared_buffers: 32MB\n    max_connections: 100|" \
+    "$source_root/dist/patroni/patroni.yml" >"$config"
+for setting in 'ttl: 10' 'loop_wait: 1' 'retry_timeout: 4' 'synchronous_mode: true' 'primary_start_timeout: 0' \
+               "unix_socket_directories: '$work'"; do
+  grep -q "^ *$setting\$" "$config" || fail "dist/patroni/patroni.yml changed: cannot set $setting"
+done
+chmod 644 "$config"
+superuser_password=$(openssl rand -hex 16)
+declare -A pg_port rest_port
+for n in 1 2; do
+  pg_port[$n]=$(free_port) rest_port[$n]=$(free_port)
+  env PATRONI_NAME="pg$n" PATRONI_ETCD3_HOSTS="'127.0.0.1:$etcd_client'" \
+    PATRONI_RESTAPI_LISTEN="127.0.0.1:${rest_port[$n]}" PATRONI_RESTAPI_CONNECT_ADDRESS="127.0.0.1:${rest_port[$n]}" \
+    PATRONI_POSTGRESQL_LISTEN="127.0.0.1:${pg_port[$n]}" PATRONI_POSTGRESQL_CONNECT_ADDRESS="127.0.0.1:${pg_port[$n]}" \
+    PATRONI_POSTGRESQL_DATA_DIR="$work/pg$n" PATRONI_POSTGRESQL_PGPASS="$work/pgpass$n" \
+    PATRONI_SUPERUSER_USERNAME=postgres PATRONI_SUPERUSER_PASSWORD="$superuser_password" \
+    PATRONI_REPLICATION_USERNAME=replicator PATRONI_REPLICATION_PASSWORD="$superuser_password" \
+    "${as_pg[@]}" patroni "$config" >"$work/patroni$n.log" 2>&1 &
+  patroni_pids+=($!)
+  # The first node bootstraps the cluster before the second joins it.
+  [[ $n == 1 ]] && { wait_for curl -sf "http://127.0.0.1:${rest_port[1]}/primary" || fail "no leader"; }
+done
+# The members' roles, as Patroni reports them ("leader sync_standby" once replication is synchronous).
+roles() { curl -sf "http://127.0.0.1:${rest_port[1]}/cluster" | python3 -c 'import json, sys; print(" ".join(sorted(m["role"] for m in json.load(sys.stdin)["members"])))'; }
+synchronous() { [[ $(roles) == "leader sync_standby" ]]; }
+wait_for synchronous || fail "no synchronous standby: $(roles || true)"
+
+# --- the database, two storeapi nodes ----------------------------------------------------
+hosts="127.0.0.1:${pg_port[1]},127.0.0.1:${pg_port[2]}"
+export PGPASSWORD=$superuser_password
+url="postgresql://postgres:$superuser_password@$hosts/storeapi?target_session_attrs=read-write"
+psql -qAt "postgresql://postgres@$hosts/postgres?target_session_attrs=read-write" -c "create database storeapi" >/dev/null \
+  || fail "create database"
+sql() { psql -qAt "postgresql://postgres@$hosts/storeapi?target_session_attrs=read-write" -c "$1"; }
+admin() { STOREAPI_DATABASE_URL=$url "$build/storeapi-admin" "$@"; }
+json_field() { python3 -c "import json,sys; print(json.load(sys.stdin)['$1'])"; }
+admin migrate >/dev/null || fail "migrate"
+store=$(admin store create --name HA --slug ha-test --currency EUR --plan advanced --owner-email owner@ha.example | json_field id)
+admin store set-rate-limit --store "$store" --rpm 1000000 >/dev/null
+admin seed --store "$store" --orders 1 --products 2 --customers 1 --bookings 0 >/dev/null
+key=$(admin key create --store "$store" --name writers --access full | json_field key)
+read -r product variant < <(sql "select v.product_id, v.id from variants v join products p on p.id = v.product_id
+  where v.store_id = '$store' and v.deleted_at is null and p.deleted_at is null order by v.created_at, v.id limit 1" | tr '|' ' ')
+sql "update variants set stock = 1000 where id = '$variant'" >/dev/null
+
+haproxy_port=$(free_port)
+sed -e "s/^    bind \*:5000\$/    bind 127.0.0.1:$haproxy_port/" \
+    -e "s/^    server pg1 10.0.0.11:5432 \(.*\) check port 8008\$/    server pg1 127.0.0.1:${pg_port[1]} \1 check port ${rest_port[1]}/" \
+    -e "s/^    server pg2 10.0.0.12:5432 \(.*\) check port 8008\$/    server pg2 127.0.0.1:${pg_port[2]} \1 check port ${rest_port[2]}/" \
+    "$source_root/dist/patroni/haproxy.cfg" >"$work/haproxy.cfg"
+grep -q "check port ${rest_port[2]}\$" "$work/haproxy.cfg" || fail "dist/patroni/haproxy.cfg changed: cannot point it at the test's nodes"
+haproxy -f "$work/haproxy.cfg" -db >"$work/haproxy.log" 2>&1 &
+haproxy_pid=$!
+
+declare -A node_port
+start_node() {  # NAME DATABASE_URL
+  node_port[$1]=$(free_port)
+  STOREAPI_DATABASE_URL=$2 STOREAPI_LISTEN=127.0.0.1:${node_port[$1]} STOREAPI_METRICS_LISTEN=off \
+    STOREAPI_THREADS=2 STOREAPI_ACCESS_LOG=off "$build/storeapi" >"$work/node-$1.log" 2>&1 &
+  node_pids+=($!)
+  wait_for curl -sf "http://127.0.0.1:${node_port[$1]}/readyz" || fail "node $1 did not become ready"
+}
+start_node a "$url"
+start_node b "postgresql://postgres:$superuser_password@127.0.0.1:$haproxy_port/storeapi"
+
+# A webhook endpoint that accepts everything, and the dispatcher delivering to it (on
+# loopback, which the admin tool and the dispatcher refuse unless allowed).
+export STOREAPI_WEBHOOK_ALLOW_NETWORKS=127.0.0.1
+receiver_port=$(free_port)
+python3 -c 'import http.server, sys
+class Hook(http.server.BaseHTTPRequestHandler):
+    def do_POST(self):
+        self.rfile.read(int(self.headers["Content-Length"]))
+        self.send_response(200)
+        self.end_headers()
+    def log_message(self, *args):
+        pass
+http.server.ThreadingHTTPServer(("127.0.0.1", int(sys.argv[1])), Hook).serve_forever()' "$receiver_port" &
+receiver_pid=$!
+admin webhook add --store "$store" --url "http://127.0.0.1:$receiver_port/hook" >/dev/null || fail "webhook add"
+STOREAPI_DATABASE_URL=$url STOREAPI_DISPATCH_METRICS_LISTEN=off STOREAPI_DISPATCH_POLL_MS=500 \
+  "$build/storeapi-dispatch" >"$work/dispatch.log" 2>&1 &
+node_pids+=($!)
+
+# --- writers, the kill ---------------------------------------------------------------------
+# Each writer adjusts the stock by 1 per operation, retrying an operation with its own
+# Idempotency-Key (also the movement's note) until it is acknowledged; attempts alternate
+# between the nodes. One line per attempt: key status node end_ms start_ms.
+writer() {
+  local w=$1 n=0 attempt=0 key status end=$2
+  while (( $(now_ms) < end )); do
+    key="w$w-$n"
+    while (( $(now_ms) < end + 30000 )); do
+      local node=$([[ $(( (w + attempt) % 2 )) == 0 ]] && echo a || echo b)
+      attempt=$((attempt + 1))
+      local started=$(now_ms)
+      status=$(curl -s -o /dev/null -w '%{http_code}' --max-time 5 -X POST \
+        -H "Authorization: Bearer $key_all" -H "Idempotency-Key: $key" -H 'Content-Type: application/json' \
+        -d "{\"mode\":\"adjust\",\"quantity\":1,\"note\":\"$key\"}" \
+        "http://127.0.0.1:${node_port[$node]}/v1/products/$product/variants/$variant/stock" || true)
+      echo "$key $status $node $(now_ms) $started" >>"$work/writer$w.out"
+      [[ $status == 200 ]] && break
+      sleep 0.05
+    done
+    n=$((n + 1))
+  done
+}
+key_all=$key
+leader=$(curl -sf "http://127.0.0.1:${rest_port[1]}/primary" >/dev/null && echo 1 || echo 2)
+standby=$((3 - leader))
+writers_end=$(( $(now_ms) + 12000 ))
+for w in 1 2 3 4; do writer "$w" "$writers_end" & writer_pids+=($!); done
+sleep 2
+killed_at=$(now_ms)
+"${as_pg[@]}" "$bin/pg_ctl" -D "$work/pg$leader" -m immediate stop >/dev/null || fail "pg_ctl stop -m immediate"
+dead_at=$(now_ms)
+WAIT_SECONDS=60 wait_for curl -sf "http://127.0.0.1:${rest_port[$standby]}/primary" || fail "Patroni promoted nobody"
+promoted_at=$(now_ms)
+# Strict synchronous mode: the new leader's commits wait until a standby is synchronous
+# again — here the old leader, rejoining as a standby.
+wait_for synchronous || fail "the old leader did not rejoin as a synchronous standby: $(roles || true)"
+rejoined_at=$(now_ms)
+for pid in "${writer_pids[@]}"; do wait "$pid"; done
+writer_pids=()
+cat "$work"/writer*.out >"$work/attempts"
+
+# --- the invariants ------------------------------------------------------------------------
+# 409 idempotency_in_progress: the retry of a write whose commit still waits for a
+# synchronous standby (it holds its key until it ends); the retry after it replays.
+unexpected=$(awk '$2 != 200 && $2 != 503 && $2 != 409 && $2 != "000"' "$work/attempts" | sed -n 1,5p)
+[[ -z $unexpected ]] || fail "answers other than 200, 503, 409 or no connection: $unexpected"
+awk '$2 == 200 {print $1}' "$work/attempts" | sort >"$work/acknowledged"
+[[ $(wc -l <"$work/acknowledged") -gt 0 ]] || fail "nothing acknowledged"
+[[ -z $(uniq -d "$work/acknowledged") ]] || fail "a key acknowledged twice (only one attempt per key ends in 200)"
+sql "select note from stock_movements where variant_id = '$variant' and note like 'w%' order by 1" | sort >"$work/applied"
+missing=$(comm -23 "$work/acknowledged" "$work/applied" | sed -n 1,5p)
+[[ -z $missing ]] || fail "acknowledged but not on the new leader: $missing"
+doubled=$(uniq -d "$work/applied" | sed -n 1,5p)
+[[ -z $doubled ]] || fail "applied twice: $doubled"
+[[ $(sql "select stock from variants where id = '$variant'") == $(( 1000 + $(wc -l <"$work/applied") )) ]] \
+  || fail "the stock is not the start plus the movements"
+# On one node: from the kill to the first write acknowledged of those sent once the old
+# leader was gone (only a new leader can have taken them).
+recovery() { sort -k4,4n "$work/attempts" | awk -v since="$killed_at" -v dead="$dead_at" -v node="$1" \
+  '!found && $2 == 200 && $3 == node && $5 >= dead { print $4 - since; found = 1 }'; }  # reads all: no SIGPIPE
+rec_a=$(recovery a) rec_b=$(recovery b)
+[[ -n $rec_a && -n $rec_b ]] || fail "no write acknowledged after the kill on node a ($rec_a) or b ($rec_b)"
+
+# A key revoked on the new leader is refused by both nodes (their LISTEN moved).
+revoke_key=$(admin key create --store "$store" --name revoked --access read)
+revoke_id=$(json_field id <<<"$revoke_key")
+revoke_secret=$(json_field key <<<"$revoke_key")
+for node in a b; do
+  [[ $(curl -s -o /dev/null -w '%{http_code}' -H "Authorization: Bearer $revoke_secret" "http://127.0.0.1:${node_port[$node]}/v1/store") == 200 ]] \
+    || fail "a new key refused on node $node"
+done
+admin key revoke --key "$revoke_id" >/dev/null 2>"$work/revoke.err" || fail "revoke"
+refused() { [[ $(curl -s -o /dev/null -w '%{http_code}' -H "Authorization: Bearer $revoke_secret" "http://127.0.0.1:${node_port[$1]}/v1/store") == 401 ]]; }
+for node in a b; do
+  WAIT_SECONDS=10 wait_for refused "$node" || fail "a revoked key still works on node $node"
+done
+grep -q "statement failed" "$work"/node-*.log && fail "a node logged a failed statement"
+# Every event has reached the webhook, whichever primary it was written on.
+undelivered() { sql "select count(*) from events e where e.store_id = '$store' and not exists (select 1 from
+  webhook_deliveries d where d.store_id = e.store_id and d.event_id = e.id and d.status = 'succeeded')"; }
+events=$(sql "select count(*) from events where store_id = '$store'")
+[[ $events -gt 0 ]] || fail "no events"
+all_delivered() { [[ $(undelivered) == 0 ]]; }
+wait_for all_delivered \
+  || fail "the dispatcher left $(undelivered) of $events events undelivered"
+
+echo "patroni failover: ttl 10 s, loop_wait 1 s, retry_timeout 4 s, primary_start_timeout 0, synchronous_mode_strict;" \
+     "standby promoted $((promoted_at - killed_at)) ms after the kill (seen on its /primary), the old leader" \
+     "synchronous again after $((rejoined_at - killed_at)) ms;" \
+     "first acknowledged write after the kill: node a (multi-host URL) $rec_a ms, node b (HAProxy) $rec_b ms;" \
+     "$(wc -l <"$work/attempts") attempts, $(wc -l <"$work/acknowledged") acknowledged," \
+     "$(awk '$2 == 503' "$work/attempts" | wc -l) answered 503, $(awk '$2 == 409' "$work/attempts" | wc -l) answered 409, $(awk '$2 == "000"' "$work/attempts" | wc -l) without an answer;" \
+     "0 lost, 0 doubled"
