@@ -26,16 +26,29 @@
 --   mismatch     the key was used for another request (body or endpoint)
 --   in_progress  a transaction running the same key right now, or a row left in progress
 --                under 60 s ago by an older server
+--   fenced       the store's writes are held on this database (store_fences: a move
+--                is cutting it over, or it has left this pod); nothing ran
 -- A concurrent request for the same key must be refused at once, never wait: it would
 -- wait on the key row's unique index until the first commits. So the key is claimed with
 -- a transaction-level advisory TRY-lock on a 64-bit hash of (store, key), which never
 -- waits and is released by the commit or the rollback, whatever ends the transaction.
+--
+-- Every write of the API comes here first, so this is where a move's fence holds it: the
+-- write takes the store's fence lock shared until its commit (the two-key form, apart
+-- from the one-key locks above), and the mover takes it exclusive to write the fence
+-- (api.fence_store_writes), so the fence waits for the writes in flight and a write
+-- granted the lock after it sees the fence row (a volatile function's next query takes
+-- a new snapshot).
 create or replace function api.claim_idempotency_key(p_store uuid, p_key text, p_fingerprint text)
 returns api.write_answer
 language plpgsql volatile as $$
 declare
   k idempotency_keys;
 begin
+  perform pg_advisory_xact_lock_shared(api.fence_lock_class(), hashtext(p_store::text));
+  if exists (select from store_fences f where f.store_id = p_store and f.writes_fenced) then
+    return ('fenced', null, null)::api.write_answer;
+  end if;
   if p_key is null then
     return ('run', null, null)::api.write_answer;
   end if;
@@ -53,6 +66,25 @@ begin
     return ('in_progress', null, null)::api.write_answer;
   end if;
   return ('run', null, null)::api.write_answer;
+end $$;
+
+-- The first key of the store fence's two-key advisory lock.
+create or replace function api.fence_lock_class() returns integer
+language sql immutable parallel safe as $$ select hashtext('storeapi.store_fence') $$;
+
+-- The mover's side of the fence: waits for the store's writes in flight (each holds the
+-- lock shared until its commit), then writes the fence row in the caller's transaction;
+-- writes that start after its commit are refused ('fenced').
+create or replace function api.fence_store_writes(p_store uuid, p_epoch bigint, p_dispatch_paused boolean)
+returns void
+language plpgsql volatile as $$
+begin
+  perform pg_advisory_xact_lock(api.fence_lock_class(), hashtext(p_store::text));
+  insert into store_fences (store_id, epoch, writes_fenced, dispatch_paused)
+  values (p_store, p_epoch, true, p_dispatch_paused)
+  on conflict (store_id) do update
+    set epoch = excluded.epoch, writes_fenced = true, dispatch_paused = excluded.dispatch_paused,
+        updated_at = api.now_ms();
 end $$;
 
 -- The statement's answer: the claim's when it refused or replays; else the write's

@@ -146,9 +146,16 @@ TEST(Migrate, MovesADatabaseOfTheEarlierSchemaForwardWithoutLoss) {
     std::istringstream lines(old.fingerprint("doc"));
     for (std::string line; std::getline(lines, line);)
       // Not data: the migrations' own records, the fleet's cursor secret (a new table the
-      // forward migration creates with its one row) and the outbox's time slots.
-      if (line.rfind("schema_", 0) != 0 && line.rfind("cursor_secret:", 0) != 0 && line.rfind("outbox_", 0) != 0)
+      // forward migration creates with its one row), the outbox's time slots, the pod
+      // directory (new tables) and stores, which gains its placement: compared below by
+      // the columns it had.
+      if (line.rfind("schema_", 0) != 0 && line.rfind("cursor_secret:", 0) != 0 && line.rfind("outbox_", 0) != 0 &&
+          line.rfind("pods:", 0) != 0 && line.rfind("store_fences:", 0) != 0 && line.rfind("stores:", 0) != 0)
         digest += line + "\n";
+    digest += value(old.url(),
+                    "select md5(string_agg(row(id, name, slug, url, currency, locale, plan, rate_limit_rpm, owner_email,"
+                    " created_at, updated_at)::text, '|' order by id)) from stores") +
+              "\n";
     for (const char* rendered : {"select md5(string_agg(api.order_json(t), '|' order by id)) from orders t",
                                  "select md5(string_agg(api.product_json(t), '|' order by id)) from products t",
                                  "select md5(string_agg(api.customer_json(t), '|' order by id)) from customers t",
@@ -172,6 +179,8 @@ TEST(Migrate, MovesADatabaseOfTheEarlierSchemaForwardWithoutLoss) {
   EXPECT_EQ(value(old.url(), "select count(*) from api.stale_documents"), "0");
   EXPECT_EQ(value(old.url(), "select string_agg(doc, '|' order by id) = string_agg(api.order_json(t), '|' order by id)"
                              " from orders t"), "t");
+  // The stores that were there are placed on the first pod, the directory's own.
+  EXPECT_EQ(value(old.url(), "select string_agg(pod || ':' || placement_epoch, ',') from stores"), "main:1");
   // The earlier keys keep their meaning under the new functions.
   EXPECT_EQ(value(old.url(), "select (api.claim_idempotency_key('" + store.id + "', 'done-1', 'fp-1')).body"),
             "{\"id\":\"x\"}");
@@ -293,7 +302,7 @@ TEST(Migrate, RefusesABadPartitionWidth) {
 }
 
 // The global tables (stores itself, schema_migrations, schema_functions, the fleet's
-// cursor_secret, the outbox's time slots and retention) belong to no store.
+// cursor_secret, the outbox's time slots and retention, the pods) belong to no store.
 TEST(Migrate, KeysEveryIndexByStoreExceptTheCrossStoreLookups) {
   TestDatabase db;
   auto conn = db.connect();
@@ -302,7 +311,8 @@ TEST(Migrate, KeysEveryIndexByStoreExceptTheCrossStoreLookups) {
       "select i.indexrelid::regclass::text from pg_index i join pg_class t on t.oid = i.indrelid"
       " join pg_namespace n on n.oid = t.relnamespace"
       " where n.nspname = 'public' and t.relname not in ('stores', 'schema_migrations', 'schema_functions',"
-      "                                                 'cursor_secret', 'outbox_partitions', 'outbox_retention')"
+      "                                                 'cursor_secret', 'outbox_partitions', 'outbox_retention',"
+      "                                                 'pods')"
       // A partition's indexes are its parent's, made again for its rows.
       "   and not t.relispartition"
       " and (select attname from pg_attribute where attrelid = t.oid and attnum = i.indkey[0]) is distinct from 'store_id'"

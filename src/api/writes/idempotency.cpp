@@ -71,6 +71,7 @@ std::optional<KeyOutcome> parse_key_outcome(std::string_view text) {
   if (text == "replay") return KeyOutcome::replay;
   if (text == "mismatch") return KeyOutcome::mismatch;
   if (text == "in_progress") return KeyOutcome::in_progress;
+  if (text == "fenced") return KeyOutcome::fenced;
   return std::nullopt;
 }
 
@@ -98,13 +99,14 @@ namespace {
 // By KeyOutcome, then "released"; looked up once per thread (the lookup takes the
 // registry's lock).
 metrics::Counter& key_outcome_counter(std::size_t index) {
-  static constexpr std::array<std::string_view, 5> kLabels{"run", "replay", "mismatch", "in_progress", "released"};
+  static constexpr std::array<std::string_view, 6> kLabels{"run",         "replay", "mismatch",
+                                                           "in_progress", "fenced", "released"};
   thread_local std::array<metrics::Counter*, kLabels.size()> counters{};
   if (!counters[index])
     counters[index] = &metrics::Registry::process()
                            .counter("storeapi_idempotency_outcomes_total",
                                     "Writes with an Idempotency-Key, by outcome (run, replay, mismatch, in_progress, "
-                                    "released: failed with a 5xx, the key left free).",
+                                    "fenced: held by a move, released: failed with a 5xx, the key left free).",
                                     {"outcome"})
                            .with({kLabels[index]});
   return *counters[index];
@@ -112,8 +114,8 @@ metrics::Counter& key_outcome_counter(std::size_t index) {
 
 }  // namespace
 
-static_assert(static_cast<int>(KeyOutcome::in_progress) == 3, "labels above follow KeyOutcome's order");
+static_assert(static_cast<int>(KeyOutcome::fenced) == 4, "labels above follow KeyOutcome's order");
 void count_key_outcome(KeyOutcome outcome) { key_outcome_counter(static_cast<std::size_t>(outcome)).inc(); }
-void count_key_released() { key_outcome_counter(4).inc(); }
+void count_key_released() { key_outcome_counter(5).inc(); }
 
 }  // namespace storeapi::api

@@ -47,6 +47,7 @@ enum class KeyOutcome : std::uint8_t {
   replay,       // answered with the stored result; nothing ran
   mismatch,     // the key belongs to another request
   in_progress,  // the key's first request is still running
+  fenced,       // the store's writes are held on this database (a move); nothing ran
 };
 // nullopt for a text that is none of them.
 std::optional<KeyOutcome> parse_key_outcome(std::string_view text);

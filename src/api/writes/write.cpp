@@ -107,6 +107,9 @@ runtime::task<void> finish(Context& ctx, db::Unit& unit, bool carries) {
     case KeyOutcome::in_progress:
       fail(ctx, ErrorCode::idempotency_in_progress);
       co_return;
+    case KeyOutcome::fenced:  // held for a move's cut-over: nothing ran, a retry is safe
+      fail(ctx, ErrorCode::service_unavailable);
+      co_return;
     case KeyOutcome::replay:
       ctx.res.add_header("Idempotent-Replayed", "true");
       break;
