@@ -60,12 +60,18 @@ std::chrono::milliseconds Partitions::interval() const {
                     milliseconds(60'000));
 }
 
-std::vector<std::string> Partitions::maintain() {
+Partitions::Pass Partitions::maintain() {
   if (!session_) session_ = std::make_unique<Session>(database_url_);
-  std::vector<std::string> dropped;
+  Pass pass;
   pqxx::nontransaction tx(session_->conn);
-  if (!tx.exec1("select pg_try_advisory_lock(" + std::to_string(kPartitionsLock) + ")")[0].as<bool>())
-    return dropped;  // another dispatcher is at it
+  const auto slots_end = [&] {
+    return tx.exec1("select coalesce(extract(epoch from max(ends_at))::bigint, 0) from outbox_partitions")[0]
+        .as<std::int64_t>();
+  };
+  if (!tx.exec1("select pg_try_advisory_lock(" + std::to_string(kPartitionsLock) + ")")[0].as<bool>()) {
+    pass.slots_end = slots_end();  // another dispatcher is at it
+    return pass;
+  }
   try {
     tx.exec_params(
         "insert into outbox_retention (retention, partition_width) values ($1::interval, $2::interval)"
@@ -76,14 +82,15 @@ std::vector<std::string> Partitions::maintain() {
                    seconds(retention_.ahead()));
     for (const auto& row : tx.exec_params("select api.expired_outbox_partitions($1::interval)", seconds(retention_.keep))) {
       drop_slot(tx, row[0].c_str());
-      dropped.emplace_back(row[0].c_str());
+      pass.dropped.emplace_back(row[0].c_str());
     }
+    pass.slots_end = slots_end();
   } catch (...) {
     session_.reset();  // the session's advisory lock goes with it
     throw;
   }
   tx.exec("select pg_advisory_unlock(" + std::to_string(kPartitionsLock) + ")");
-  return dropped;
+  return pass;
 }
 
 }  // namespace storeapi::dispatch
