@@ -66,13 +66,15 @@ runtime::task<void> Pods::reload_for_unknown() {
     while (reloading_) co_await runtime::sleep_for(kSettleStep);
     co_return;
   }
-  if (runtime::Clock::now() - last_reload_ < kPodReloadInterval) co_return;
+  // Counted from this kind of reload only: a notice's, which may have failed while the
+  // directory's connections were still opening, must not hold the next one back.
+  if (runtime::Clock::now() - last_unknown_reload_ < kPodReloadInterval) co_return;
+  last_unknown_reload_ = runtime::Clock::now();
   co_await reload();
 }
 
 runtime::task<bool> Pods::reload() {
   reloading_ = true;
-  last_reload_ = runtime::Clock::now();
   db::Unit unit;
   unit.add(db::kPodAddresses, {});
   const bool read = co_await directory_.run(unit) == db::Outcome::done && book_.replace(unit.result(0));

@@ -80,7 +80,7 @@ class Pods {
   std::chrono::milliseconds replica_poll_;
   Pod main_;
   std::unordered_map<std::string, std::unique_ptr<Owned>> others_;
-  runtime::Clock::time_point last_reload_{};
+  runtime::Clock::time_point last_unknown_reload_{};
   bool reloading_ = false;
 };
 
