@@ -36,6 +36,12 @@ Pod* Pods::known(std::string_view name) noexcept {
   return it == others_.end() ? nullptr : it->second->pod.get();
 }
 
+bool Pods::may_have_standbys(std::string_view name) {
+  if (const Pod* pod = known(name)) return pod->standbys != nullptr;
+  const std::optional<db::PodAddress> address = book_.find(name);
+  return !address || !address->replica_urls.empty();
+}
+
 runtime::task<Pod*> Pods::find(std::string name) {
   Pod* pod = known(name);
   if (!pod) {

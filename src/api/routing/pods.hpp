@@ -64,6 +64,10 @@ class Pods {
   // directory could not answer.
   runtime::task<bool> reload();
 
+  // Whether the pod may have standbys: false only when it surely has none (made here
+  // without, or listed without). Spares the pools of a pod nothing needs here yet.
+  bool may_have_standbys(std::string_view name);
+
   db::Pool& directory() noexcept { return directory_; }
   const db::PodAddressBook& book() const noexcept { return book_; }
 

@@ -101,6 +101,9 @@ runtime::task<void> ReadRouter::written_elsewhere(std::string store) {
   if (co_await pods_.directory().run(placement) != db::Outcome::done || placement.result(0).rows() != 1) co_return;
   const auto row = placement.result(0).row<StorePlacement>(0);
   const std::int64_t epoch = row.placement_epoch();
+  // Without standbys there is no position to keep, and the confirmation the admin tool
+  // waits for need not wait for a pod's first connections.
+  if (!pods_.may_have_standbys(row.pod())) co_return;
   Pod* pod = co_await pods_.find(std::string(row.pod()));
   if (!pod || !pod->standbys) co_return;
   db::Unit unit;
