@@ -13,7 +13,9 @@
 // - with Authenticator::relocate not looking the key up again:
 //   AFencedWriteFollowsTheStoreToItsNewPod (fenced on main until its 503);
 // - with KeyCache::invalidate ignoring `store:<id>`: AStoreNoticeDropsTheCachedPlacement
-//   (B's reads stayed on the second pod after the notice was confirmed).
+//   (B's reads stayed on the second pod after the notice was confirmed);
+// - with `pod:<name>` confirmed without reading the pods again (Application's
+//   apply_store_change): APodNoticeReadsThePodsAgain (503s from the old address).
 #include <gtest/gtest.h>
 #include <simdjson.h>
 
@@ -25,6 +27,7 @@
 #include "admin/confirmations.hpp"
 #include "admin/json.hpp"
 #include "admin/seed.hpp"
+#include "support/free_port.hpp"
 #include "support/http_client.hpp"
 #include "support/metrics_scrape.hpp"
 #include "support/poll.hpp"
@@ -229,6 +232,30 @@ TEST_F(Pods, AFencedWriteFollowsTheStoreToItsNewPod) {
   EXPECT_EQ(api_movements(directory_, a_), "0");
   // Its other requests, on either core, follow it too.
   for (int i = 0; i < 4; ++i) EXPECT_EQ(products_listed(a_), 0u);
+}
+
+// `pod:<name>` makes the node read the pods table again before it confirms: a pod's
+// address changed before any core made its pools is the new one. The book first holds the
+// old (unreachable) address, read when a core met another pod it did not know.
+TEST_F(Pods, APodNoticeReadsThePodsAgain) {
+  TestPod third(directory_, "third", cluster_->url());
+  TestPod fourth(directory_, "fourth", cluster_->url());
+  const PlacedStore t = place(&third);
+  const PlacedStore f = place(&fourth);
+  const std::string nowhere = "postgresql://127.0.0.1:" + std::to_string(free_port()) + "/nowhere";
+  exec(directory_, "update pods set url = $1 where name in ('third', 'fourth')", nowhere);
+  EXPECT_EQ(request(f, "GET", "/v1/products").status, 503);  // the book now says `nowhere` for both
+
+  {
+    auto conn = directory_.connect();
+    admin::ServerConfirmations confirmations(*conn);
+    pqxx::work work(*conn);
+    work.exec_params("update pods set url = $1 where name = 'third'", third.database().url());
+    work.exec("select pg_notify('storeapi_invalidate', 'pod:third')");
+    work.commit();
+    ASSERT_EQ(confirmations.wait(10s), 0u);
+  }
+  for (int i = 0; i < 8; ++i) EXPECT_GT(products_listed(t), 0u);  // both cores, on the new address
 }
 
 TEST_F(Pods, AStoreNoticeDropsTheCachedPlacement) {
