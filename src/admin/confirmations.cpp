@@ -9,7 +9,7 @@ namespace {
 
 std::string invalidate_channel(pqxx::connection_base& conn) {
   pqxx::nontransaction work(conn);
-  return work.exec1("select api.config('invalidate_channel')")[0].c_str();
+  return work.exec1("select api.config('invalidate_channel') as channel")["channel"].c_str();
 }
 
 }  // namespace
@@ -19,8 +19,8 @@ ServerConfirmations::ServerConfirmations(pqxx::connection_base& conn) : notifica
   // count is not waited for, but it starts with an empty cache anyway.
   pqxx::nontransaction work(conn);
   servers_ = work.exec1(
-                     "select count(*) from pg_stat_activity where datname = current_database()"
-                     " and application_name = 'storeapi' and query like 'LISTEN %'")[0]
+                     "select count(*) as servers from pg_stat_activity where datname = current_database()"
+                     " and application_name = 'storeapi' and query like 'LISTEN %'")["servers"]
                  .as<std::size_t>();
 }
 

@@ -20,24 +20,24 @@ constexpr const char* kKeyColumns =
     "k.id, k.store_id, k.name, k.prefix, k.access, k.scopes, k.expires_at, k.revoked_at,"
     " k.created_by, k.created_at,"
     " case when k.revoked_at is not null then 'revoked'"
-    "      when k.expires_at <= now() then 'expired' else 'active' end";
+    "      when k.expires_at <= now() then 'expired' else 'active' end as status";
 
 void write_key_row(JsonWriter& json, const pqxx::row& r, const std::string& full_key) {
   json.begin_object()
       .field("object", "api_key")
-      .field("id", r[0].c_str())
-      .field("store_id", r[1].c_str())
-      .field("name", r[2].c_str())
-      .field("prefix", r[3].c_str())
-      .field("access", r[4].c_str());
+      .field("id", r["id"].c_str())
+      .field("store_id", r["store_id"].c_str())
+      .field("name", r["name"].c_str())
+      .field("prefix", r["prefix"].c_str())
+      .field("access", r["access"].c_str());
   json.key("scopes").begin_array();
-  for (const auto& scope : text_array(r[5])) json.value(scope);
+  for (const auto& scope : text_array(r["scopes"])) json.value(scope);
   json.end_array()
-      .field("expires_at", timestamp(r[6]))
-      .field("revoked_at", timestamp(r[7]))
-      .field("created_by", r[8].c_str())
-      .field("created_at", timestamp(r[9]))
-      .field("status", r[10].c_str());
+      .field("expires_at", timestamp(r["expires_at"]))
+      .field("revoked_at", timestamp(r["revoked_at"]))
+      .field("created_by", r["created_by"].c_str())
+      .field("created_at", timestamp(r["created_at"]))
+      .field("status", r["status"].c_str());
   if (!full_key.empty()) json.field("key", full_key);
   json.end_object();
 }
@@ -78,13 +78,13 @@ CreatedKey create_key(pqxx::work& work, const NewKey& request) {
 
   require_store(work, request.store_id, true);  // serialises the key-limit check
   auto plan = work.exec_params1(
-      "select s.plan, (api.plan_limits(s.plan)).max_keys,"
+      "select s.plan, (api.plan_limits(s.plan)).max_keys as max_keys,"
       " (select count(*) from api_keys k where k.store_id = s.id and k.revoked_at is null"
-      "   and (k.expires_at is null or k.expires_at > now()))"
+      "   and (k.expires_at is null or k.expires_at > now())) as active_keys"
       " from stores s where s.id = $1",
       request.store_id);
-  std::string plan_name = plan[0].c_str();
-  auto max_keys = plan[1].as<long>();
+  std::string plan_name = plan["plan"].c_str();
+  auto max_keys = plan["max_keys"].as<long>();
   if (max_keys == 0)
     throw CommandError("API keys need the pro or advanced plan; this store is on " + plan_name);
 
@@ -93,7 +93,7 @@ CreatedKey create_key(pqxx::work& work, const NewKey& request) {
   if (auto resource = first_exceeding(wanted, creator.access); !resource.empty())
     throw CommandError(creator.email + " cannot grant " + std::string(resource) +
                        " access beyond their own");
-  if (plan[2].as<long>() >= max_keys)
+  if (plan["active_keys"].as<long>() >= max_keys)
     throw CommandError("key limit reached: the " + plan_name + " plan allows " +
                        std::to_string(max_keys) + " active keys");
 
@@ -106,7 +106,7 @@ CreatedKey create_key(pqxx::work& work, const NewKey& request) {
       " returning id",
       request.store_id, request.name, crypto::sha256_hex(key), key.substr(0, kDisplayPrefixLength),
       request.access, text_array_literal(scopes_of(wanted)), expiry.interval, expiry.at, creator.id);
-  CreatedKey created{row[0].c_str(), key};
+  CreatedKey created{row["id"].c_str(), key};
   announce_key_change(work, created.id, "api_key_created");
   return created;
 }

@@ -21,7 +21,7 @@ std::map<std::string, std::string> recorded(pqxx::work& work, const std::string&
             " applied_at timestamptz not null default now())");
   std::map<std::string, std::string> versions;
   for (const auto& row : work.exec("select version, checksum from " + table))
-    versions.emplace(row[0].c_str(), row[1].c_str());
+    versions.emplace(row["version"].c_str(), row["checksum"].c_str());
   return versions;
 }
 

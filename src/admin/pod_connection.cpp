@@ -20,7 +20,7 @@ PodConnection open(pqxx::connection_base& directory, const std::string& name, co
 // Whether the database has pods (sql/034_pods.sql). One migrated before them, as the tool
 // may meet before `migrate`, holds every store's data itself and fences nothing.
 bool has_pods(pqxx::transaction_base& work) {
-  return work.exec1("select to_regclass('store_fences') is not null")[0].as<bool>();
+  return work.exec1("select to_regclass('store_fences') is not null as has_pods")["has_pods"].as<bool>();
 }
 
 }  // namespace
@@ -29,14 +29,15 @@ std::vector<std::string> pod_names(pqxx::connection_base& directory) {
   pqxx::nontransaction work(directory);
   std::vector<std::string> names;
   if (!has_pods(work)) return {"main"};
-  for (const auto& row : work.exec("select name from pods order by name <> 'main', name")) names.emplace_back(row[0].c_str());
+  for (const auto& row : work.exec("select name from pods order by name <> 'main', name"))
+    names.emplace_back(row["name"].c_str());
   return names;
 }
 
 std::optional<std::string> pod_url(pqxx::transaction_base& directory, const std::string& pod) {
   auto rows = directory.exec_params("select url from pods where name = $1", pod);
   if (rows.empty()) throw CommandError("no pod named '" + pod + "' (storeapi-admin pod list shows them)");
-  return optional_text(rows[0][0]);
+  return optional_text(rows[0]["url"]);
 }
 
 PodConnection connect_to_pod(pqxx::transaction_base& directory, const std::string& pod) {
@@ -58,7 +59,7 @@ PodConnection connect_to_store_pod(pqxx::connection& directory, const std::strin
                             store_id);
   }
   if (rows.empty()) return PodConnection(directory);
-  return open(directory, rows[0][0].c_str(), optional_text(rows[0][1]));
+  return open(directory, rows[0]["name"].c_str(), optional_text(rows[0]["url"]));
 }
 
 PodConnection connect_to_pod_holding(pqxx::connection& directory,
@@ -78,8 +79,8 @@ PodConnection connect_to_pod_holding(pqxx::connection& directory,
 
 void claim_store_write(pqxx::work& pod_work, const std::string& store_id) {
   if (!has_pods(pod_work)) return;
-  auto claim = pod_work.exec_params1("select (api.claim_idempotency_key($1, null, null)).outcome", store_id);
-  if (std::string_view(claim[0].c_str()) == "fenced")
+  auto claim = pod_work.exec_params1("select (api.claim_idempotency_key($1, null, null)).outcome as outcome", store_id);
+  if (std::string_view(claim["outcome"].c_str()) == "fenced")
     throw CommandError("store '" + store_id + "' is being moved to another pod (its writes are fenced here); "
                        "run the command again");
 }

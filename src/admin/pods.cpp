@@ -10,27 +10,28 @@ namespace {
 
 // What makes a database the one it is: its cluster's system identifier and its name.
 std::string identity(pqxx::transaction_base& work) {
-  return work.exec1("select (select system_identifier from pg_control_system())::text || '/' || current_database()")[0]
+  return work.exec1("select (select system_identifier from pg_control_system())::text || '/' || current_database()"
+                    " as identity")["identity"]
       .c_str();
 }
 
 // The pod's fields, for `pod add` and `pod list` alike (one row of kPodColumns).
 constexpr const char* kPodColumns =
     "p.name, p.url, p.replica_urls,"
-    " (select count(*) from stores s where s.pod = p.name),"
+    " (select count(*) from stores s where s.pod = p.name) as store_count,"
     " (select coalesce(jsonb_agg(jsonb_build_object('id', s.id, 'slug', s.slug) order by s.slug), '[]')"
-    "    from stores s where s.pod = p.name)::text,"
+    "    from stores s where s.pod = p.name)::text as stores,"
     " p.created_at";
 
 void write_pod_fields(JsonWriter& json, const pqxx::row& r) {
-  json.field("object", "pod").field("name", r[0].c_str()).field("url", optional_text(r[1]));
+  json.field("object", "pod").field("name", r["name"].c_str()).field("url", optional_text(r["url"]));
   json.key("replica_urls").begin_array();
-  for (const auto& url : text_array(r[2])) json.value(url);
+  for (const auto& url : text_array(r["replica_urls"])) json.value(url);
   json.end_array()
-      .field("store_count", r[3].as<std::int64_t>())
+      .field("store_count", r["store_count"].as<std::int64_t>())
       .key("stores")
-      .raw(r[4].c_str())
-      .field("created_at", timestamp(r[5]));
+      .raw(r["stores"].c_str())
+      .field("created_at", timestamp(r["created_at"]));
 }
 
 struct PodSettings {
@@ -66,10 +67,10 @@ void add_pod(JsonWriter& json, pqxx::connection& directory, const NewPod& pod, c
     pqxx::nontransaction work(directory);
     auto known = work.exec_params("select name, url from pods where name = $1 or url = $2", pod.name, pod.url);
     for (const auto& row : known) {
-      if (pod.name == row[0].c_str() && !row[1].is_null() && pod.url != row[1].c_str())
-        throw CommandError("pod '" + pod.name + "' exists with another URL (" + row[1].c_str() + ")");
-      if (pod.name != row[0].c_str())
-        throw CommandError(std::string("that URL is pod '") + row[0].c_str() + "' already");
+      if (pod.name == row["name"].c_str() && !row["url"].is_null() && pod.url != row["url"].c_str())
+        throw CommandError("pod '" + pod.name + "' exists with another URL (" + row["url"].c_str() + ")");
+      if (pod.name != row["name"].c_str())
+        throw CommandError(std::string("that URL is pod '") + row["name"].c_str() + "' already");
     }
     directory_identity = identity(work);
   }
@@ -85,12 +86,14 @@ void add_pod(JsonWriter& json, pqxx::connection& directory, const NewPod& pod, c
     pqxx::nontransaction work(*conn);
     if (identity(work) == directory_identity)
       throw CommandError("--url names the directory's own database, which is pod 'main' already");
-    if (work.exec1("select pg_is_in_recovery()")[0].as<bool>())
+    if (work.exec1("select pg_is_in_recovery() as standby")["standby"].as<bool>())
       throw CommandError("--url names a standby; a pod's URL is its primary (standbys go in --replica-urls)");
     auto r = work.exec1(
-        "select current_setting('wal_level'), current_setting('max_replication_slots')::bigint,"
-        " current_setting('max_wal_senders')::bigint");
-    settings = {r[0].c_str(), r[1].as<std::int64_t>(), r[2].as<std::int64_t>()};
+        "select current_setting('wal_level') as wal_level,"
+        " current_setting('max_replication_slots')::bigint as max_replication_slots,"
+        " current_setting('max_wal_senders')::bigint as max_wal_senders");
+    settings = {r["wal_level"].c_str(), r["max_replication_slots"].as<std::int64_t>(),
+                r["max_wal_senders"].as<std::int64_t>()};
   }
   MigrationReport migrations = migrate(*conn, retention);
 
@@ -98,13 +101,13 @@ void add_pod(JsonWriter& json, pqxx::connection& directory, const NewPod& pod, c
   auto created = work.exec_params1(
       "insert into pods (name, url, replica_urls) values ($1, $2, $3::text[])"
       " on conflict (name) do update set replica_urls = excluded.replica_urls"
-      " returning xmax = 0",
+      " returning xmax = 0 as created",
       pod.name, pod.url, text_array_literal(pod.replica_urls));
   work.exec_params("select pg_notify(api.config('invalidate_channel'), 'pod:' || $1)", pod.name);
   auto row = work.exec_params1(std::string("select ") + kPodColumns + " from pods p where p.name = $1", pod.name);
   json.begin_object();
   write_pod_fields(json, row);
-  json.field("created", created[0].as<bool>());
+  json.field("created", created["created"].as<bool>());
   json.key("migrations").begin_object();
   write_migrations(json, migrations);
   json.end_object();

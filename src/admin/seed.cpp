@@ -21,16 +21,16 @@ void seed_store(JsonWriter& json, pqxx::work& work, const std::string& store_id,
       " or exists (select 1 from products where store_id = $1)"
       " or exists (select 1 from customers where store_id = $1)"
       " or exists (select 1 from orders where store_id = $1)"
-      " or exists (select 1 from bookings where store_id = $1)"
+      " or exists (select 1 from bookings where store_id = $1) as has_data"
       " from stores where id = $1",
       store_id);
-  if (store[2].as<bool>())
+  if (store["has_data"].as<bool>())
     throw CommandError("store '" + store_id + "' already has data; seed fills only an empty store");
 
-  seed::SeedData data = seed::generate(store_id, store[1].c_str(), sizes);
+  seed::SeedData data = seed::generate(store_id, store["locale"].c_str(), sizes);
   {
     Progress progress;
-    seed::write(work, {store_id, store[0].c_str()}, data, progress);
+    seed::write(work, {store_id, store["currency"].c_str()}, data, progress);
   }
   // A write of the store like the API's: the servers record its position before this
   // command returns, so no read of the store is sent to a standby that lacks the data.

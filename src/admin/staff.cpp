@@ -8,10 +8,11 @@ namespace {
 
 constexpr const char* kAccessColumns = "orders_access, bookings_access, products_access, customers_access";
 
-// The four access columns starting at `first`, in kResources order.
-AccessLevels access_from(const pqxx::row& row, int first) {
+// The four access columns (kAccessColumns: "<resource>_access"), in kResources order.
+AccessLevels access_from(const pqxx::row& row) {
   AccessLevels levels{};
-  for (std::size_t i = 0; i < levels.size(); ++i) levels[i] = level_named(row[first + static_cast<int>(i)].c_str()).value_or(Level::none);
+  for (std::size_t i = 0; i < levels.size(); ++i)
+    levels[i] = level_named(row[std::string(kResources[i]) + "_access"].c_str()).value_or(Level::none);
   return levels;
 }
 
@@ -29,7 +30,7 @@ std::string add_staff(pqxx::work& work, const std::string& store_id, const std::
       store_id, email, is_owner, std::string(level_name(access[0])),
       std::string(level_name(access[1])), std::string(level_name(access[2])),
       std::string(level_name(access[3])));
-  return row[0].c_str();
+  return row["id"].c_str();
 }
 
 StaffMember find_staff(pqxx::work& work, const std::string& store_id, const std::string& email) {
@@ -39,7 +40,7 @@ StaffMember find_staff(pqxx::work& work, const std::string& store_id, const std:
           " and (case when $2 = '' then is_owner else lower(email) = lower($2) end)",
       store_id, email);
   if (rows.empty()) throw CommandError("no staff member '" + email + "' in this store");
-  return StaffMember{rows[0][0].c_str(), rows[0][1].c_str(), access_from(rows[0], 2)};
+  return StaffMember{rows[0]["id"].c_str(), rows[0]["email"].c_str(), access_from(rows[0])};
 }
 
 void write_staff(JsonWriter& json, pqxx::work& work, const std::string& store_id,
@@ -49,13 +50,13 @@ void write_staff(JsonWriter& json, pqxx::work& work, const std::string& store_id
                              store_id, staff_id);
   json.begin_object()
       .field("object", "staff_member")
-      .field("id", r[0].c_str())
-      .field("store_id", r[1].c_str())
-      .field("email", r[2].c_str())
-      .field("is_owner", r[3].as<bool>())
-      .field("created_at", timestamp(r[4]));
+      .field("id", r["id"].c_str())
+      .field("store_id", r["store_id"].c_str())
+      .field("email", r["email"].c_str())
+      .field("is_owner", r["is_owner"].as<bool>())
+      .field("created_at", timestamp(r["created_at"]));
   json.key("access").begin_object();
-  AccessLevels access = access_from(r, 5);
+  AccessLevels access = access_from(r);
   for (std::size_t i = 0; i < kResources.size(); ++i) json.field(kResources[i], level_name(access[i]));
   json.end_object().end_object();
 }

@@ -36,12 +36,12 @@ std::string event_name(const std::string& uuid) {
 
 void write_attempt(JsonWriter& json, const pqxx::row& a) {
   json.begin_object()
-      .field("attempt", a[1].as<std::int64_t>())
-      .field("attempted_at", timestamp(a[2]))
-      .field("response_status", optional_int(a[3]))
-      .field("latency_ms", optional_int(a[4]))
-      .field("response_excerpt", optional_text(a[5]))
-      .field("error", optional_text(a[6]))
+      .field("attempt", a["attempt"].as<std::int64_t>())
+      .field("attempted_at", timestamp(a["attempted_at"]))
+      .field("response_status", optional_int(a["response_status"]))
+      .field("latency_ms", optional_int(a["latency_ms"]))
+      .field("response_excerpt", optional_text(a["response_excerpt"]))
+      .field("error", optional_text(a["error"]))
       .end_object();
 }
 
@@ -67,7 +67,8 @@ void write_deliveries(JsonWriter& json, pqxx::work& work, const std::string& sto
   // with its event: both live in the event's time slot and go together.
   auto deliveries = work.exec_params(
       "select d.id, d.event_id, e.type, d.endpoint_id, w.url, d.status,"
-      "   case when d.status = 'pending' then d.next_attempt_at end, d.created_at, d.updated_at, d.event_created_at"
+      "   case when d.status = 'pending' then d.next_attempt_at end as next_attempt_at,"
+      "   d.created_at, d.updated_at, d.event_created_at"
       " from webhook_deliveries d"
       " join events e on e.store_id = d.store_id and e.id = d.event_id and e.created_at = d.event_created_at"
       " join webhook_endpoints w on w.store_id = d.store_id and w.id = d.endpoint_id"
@@ -79,31 +80,31 @@ void write_deliveries(JsonWriter& json, pqxx::work& work, const std::string& sto
   const bool has_more = deliveries.size() > static_cast<std::size_t>(limit);
   std::vector<std::string> ids;
   for (std::size_t i = 0; i < deliveries.size() && i < static_cast<std::size_t>(limit); ++i)
-    ids.emplace_back(deliveries[i][0].c_str());
+    ids.emplace_back(deliveries[i]["id"].c_str());
   std::map<std::string, std::vector<pqxx::row>> attempts;
   for (const auto& a : work.exec_params(
            "select delivery_id, attempt, attempted_at, response_status, latency_ms, response_excerpt, error"
            " from webhook_delivery_attempts where store_id = $1 and delivery_id = any ($2::uuid[])"
            " order by delivery_id, attempt",
            store_id, text_array_literal(ids)))
-    attempts[a[0].c_str()].push_back(a);
+    attempts[a["delivery_id"].c_str()].push_back(a);
 
   json.begin_object().field("object", "list").key("data").begin_array();
   for (std::size_t i = 0; i < ids.size(); ++i) {
     const auto& d = deliveries[i];
     json.begin_object()
         .field("object", "webhook_delivery")
-        .field("id", d[0].c_str())
-        .field("event_id", event_name(d[1].c_str()))
-        .field("event_type", d[2].c_str())
-        .field("endpoint_id", d[3].c_str())
-        .field("url", d[4].c_str())
-        .field("status", d[5].c_str())
-        .field("next_attempt_at", timestamp(d[6]))
-        .field("created_at", timestamp(d[7]))
-        .field("updated_at", timestamp(d[8]));
+        .field("id", d["id"].c_str())
+        .field("event_id", event_name(d["event_id"].c_str()))
+        .field("event_type", d["type"].c_str())
+        .field("endpoint_id", d["endpoint_id"].c_str())
+        .field("url", d["url"].c_str())
+        .field("status", d["status"].c_str())
+        .field("next_attempt_at", timestamp(d["next_attempt_at"]))
+        .field("created_at", timestamp(d["created_at"]))
+        .field("updated_at", timestamp(d["updated_at"]));
     json.key("attempts").begin_array();
-    for (const auto& a : attempts[d[0].c_str()]) write_attempt(json, a);
+    for (const auto& a : attempts[d["id"].c_str()]) write_attempt(json, a);
     json.end_array().end_object();
   }
   json.end_array().field("has_more", has_more).end_object();
@@ -118,7 +119,7 @@ std::optional<std::string> event_store(pqxx::work& work, const std::string& even
   }
   auto rows = work.exec_params("select store_id from events where id = $1", id);
   if (rows.empty()) return std::nullopt;
-  return rows[0][0].c_str();
+  return rows[0]["store_id"].c_str();
 }
 
 void redeliver_event(JsonWriter& json, pqxx::work& work, const std::string& event,
@@ -127,7 +128,7 @@ void redeliver_event(JsonWriter& json, pqxx::work& work, const std::string& even
   if (store_id && !is_uuid(*store_id)) throw CommandError("no store with id '" + *store_id + "'");
   const Retention retention = applied_retention(work);
   auto found = work.exec_params(
-      "select store_id, created_at, created_at <= now() - make_interval(secs => $3) from events"
+      "select store_id, created_at, created_at <= now() - make_interval(secs => $3) as past_retention from events"
       " where id = $1 and ($2::uuid is null or store_id = $2) for update",
       id, store_id, static_cast<double>(retention.keep.count()));
   if (found.empty())
@@ -135,11 +136,11 @@ void redeliver_event(JsonWriter& json, pqxx::work& work, const std::string& even
                        "; an older one is gone)");
   // Its slot is about to be dropped: a new pending delivery would only hold it back, and
   // the dispatcher has no older event to go with it once the slot is gone.
-  if (found[0][2].as<bool>())
+  if (found[0]["past_retention"].as<bool>())
     throw CommandError("event '" + event + "' is past the retention period (" + describe(retention.keep) +
                        ") and can no longer be redelivered");
-  std::string store = found[0][0].c_str();
-  std::string created_at = found[0][1].c_str();
+  std::string store = found[0]["store_id"].c_str();
+  std::string created_at = found[0]["created_at"].c_str();
   claim_store_write(work, store);
 
   // The endpoints that would receive the event now, each with its delivery (existing or new).
@@ -180,7 +181,11 @@ void redeliver_event(JsonWriter& json, pqxx::work& work, const std::string& even
       .key("deliveries")
       .begin_array();
   for (const auto& d : deliveries)
-    json.begin_object().field("id", d[0].c_str()).field("endpoint_id", d[1].c_str()).field("url", d[2].c_str()).end_object();
+    json.begin_object()
+        .field("id", d["id"].c_str())
+        .field("endpoint_id", d["endpoint_id"].c_str())
+        .field("url", d["url"].c_str())
+        .end_object();
   json.end_array().end_object();
 }
 

@@ -48,23 +48,23 @@ std::vector<std::string> parse_event_types(const std::string& list) {
 void write_webhook_row(JsonWriter& json, const pqxx::row& r, const std::string& secret) {
   json.begin_object()
       .field("object", "webhook_endpoint")
-      .field("id", r[0].c_str())
-      .field("store_id", r[1].c_str())
-      .field("url", r[2].c_str());
-  if (r[3].is_null()) {
+      .field("id", r["id"].c_str())
+      .field("store_id", r["store_id"].c_str())
+      .field("url", r["url"].c_str());
+  if (r["events"].is_null()) {
     json.key("events").null();
   } else {
     json.key("events").begin_array();
-    for (const auto& type : text_array(r[3])) json.value(type);
+    for (const auto& type : text_array(r["events"])) json.value(type);
     json.end_array();
   }
-  json.field("enabled", r[4].as<bool>())
-      .field("disabled_at", timestamp(r[5]))
-      .field("disabled_reason", optional_text(r[6]))
-      .field("failing_since", timestamp(r[7]))
-      .field("previous_secret_expires_at", timestamp(r[8]))
-      .field("created_at", timestamp(r[9]))
-      .field("updated_at", timestamp(r[10]));
+  json.field("enabled", r["enabled"].as<bool>())
+      .field("disabled_at", timestamp(r["disabled_at"]))
+      .field("disabled_reason", optional_text(r["disabled_reason"]))
+      .field("failing_since", timestamp(r["failing_since"]))
+      .field("previous_secret_expires_at", timestamp(r["previous_secret_expires_at"]))
+      .field("created_at", timestamp(r["created_at"]))
+      .field("updated_at", timestamp(r["updated_at"]));
   if (!secret.empty()) json.field("secret", secret);
   json.end_object();
 }
@@ -75,8 +75,8 @@ std::pair<std::string, bool> lock_webhook(pqxx::work& work, const std::string& w
   if (!is_uuid(webhook_id)) throw CommandError(unknown);
   auto rows = work.exec_params("select store_id, enabled from webhook_endpoints where id = $1 for update", webhook_id);
   if (rows.empty()) throw CommandError(unknown);
-  claim_store_write(work, rows[0][0].c_str());
-  return {rows[0][0].c_str(), rows[0][1].as<bool>()};
+  claim_store_write(work, rows[0]["store_id"].c_str());
+  return {rows[0]["store_id"].c_str(), rows[0]["enabled"].as<bool>()};
 }
 
 }  // namespace
@@ -85,7 +85,7 @@ std::optional<std::string> webhook_store(pqxx::work& work, const std::string& we
   if (!is_uuid(webhook_id)) return std::nullopt;
   auto rows = work.exec_params("select store_id from webhook_endpoints where id = $1", webhook_id);
   if (rows.empty()) return std::nullopt;
-  return rows[0][0].c_str();
+  return rows[0]["store_id"].c_str();
 }
 
 NewWebhook add_webhook(pqxx::work& work, const std::string& store_id, const std::string& url,
@@ -101,7 +101,7 @@ NewWebhook add_webhook(pqxx::work& work, const std::string& store_id, const std:
       "insert into webhook_endpoints (store_id, url, secret, events) values ($1, $2, $3, $4::text[])"
       " returning id",
       store_id, url, secret, types);
-  return {row[0].c_str(), secret};
+  return {row["id"].c_str(), secret};
 }
 
 void write_webhook(JsonWriter& json, pqxx::work& work, const std::string& webhook_id, const std::string& secret) {

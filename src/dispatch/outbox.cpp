@@ -53,10 +53,10 @@ with due as (
   returning d.store_id, d.id, d.event_id, d.event_created_at, d.endpoint_id, d.attempts, d.schedule_start,
             d.next_attempt_at
 )
-select c.store_id, c.id, 'evt_' || replace(c.event_id::text, '-', ''), w.url, w.secret,
-       case when w.previous_secret_expires_at > now() then w.previous_secret end,
-       e.payload::text, c.attempts, c.attempts - c.schedule_start,
-       (extract(epoch from e.created_at) * 1000000)::bigint, e.trace_id
+select c.store_id, c.id, 'evt_' || replace(c.event_id::text, '-', '') as message_id, w.url, w.secret,
+       case when w.previous_secret_expires_at > now() then w.previous_secret end as previous_secret,
+       e.payload::text as payload, c.attempts, c.attempts - c.schedule_start as round_attempt,
+       (extract(epoch from e.created_at) * 1000000)::bigint as event_created_at, e.trace_id
   from claimed c
   join events e on e.store_id = c.store_id and e.id = c.event_id and e.created_at = c.event_created_at
   join webhook_endpoints w on w.store_id = c.store_id and w.id = c.endpoint_id
@@ -76,8 +76,9 @@ update notifications n
        updated_at = api.now_ms()
   from due join stores s on s.id = due.store_id
  where n.store_id = due.store_id and n.id = due.id and n.created_at = due.created_at
-returning n.store_id, n.id, n.kind, n.template, n.recipient, n.locale, n.data::text, n.attempts,
-          s.name, s.url, s.owner_email, n.trace_id, (extract(epoch from n.created_at) * 1000000)::bigint
+returning n.store_id, n.id, n.kind, n.template, n.recipient, n.locale, n.data::text as data, n.attempts,
+          s.name as store_name, s.url as store_url, s.owner_email, n.trace_id,
+          (extract(epoch from n.created_at) * 1000000)::bigint as created_at
 )SQL";
 
 // Outcomes go in batches, as one JSON array per statement (see outcomes_json): one
@@ -85,7 +86,7 @@ returning n.store_id, n.id, n.kind, n.template, n.recipient, n.locale, n.data::t
 constexpr const char* kRecordDeliveries = R"SQL(
 select r.i, api.record_webhook_attempt(r.store_id, r.delivery_id, r.event_created_at, r.attempt, r.attempted_at,
                                        r.status, r.latency_ms, r.response, r.error,
-                                       r.retry_ms * interval '1 millisecond')
+                                       r.retry_ms * interval '1 millisecond') as status
   from jsonb_to_recordset($1::jsonb) as r(i integer, store_id uuid, delivery_id uuid, attempt integer,
          attempted_at timestamptz, status integer, latency_ms integer, response text, error text, retry_ms bigint,
          event_created_at timestamptz)
@@ -113,15 +114,16 @@ select floor(extract(epoch from least(
            where status = 'pending' and not api.dispatch_paused(store_id)),
          case when $1 then (select min(next_attempt_at) from notifications
                              where status = 'pending' and not api.dispatch_paused(store_id)) end)
-       - now()) * 1000)::bigint
+       - now()) * 1000)::bigint as due_in_ms
 )SQL";
 
 // What is waiting, for the dispatcher's backlog gauges.
 constexpr const char* kBacklog = R"SQL(
-select (select count(*) from events where fanned_out_at is null),
-       (select count(*) from webhook_deliveries where status = 'pending' and next_attempt_at <= now()),
-       (select count(*) from notifications where status = 'pending' and next_attempt_at <= now()),
-       (select count(*) from webhook_endpoints where not enabled)
+select (select count(*) from events where fanned_out_at is null) as events_not_fanned_out,
+       (select count(*) from webhook_deliveries where status = 'pending' and next_attempt_at <= now())
+         as deliveries_due,
+       (select count(*) from notifications where status = 'pending' and next_attempt_at <= now()) as emails_due,
+       (select count(*) from webhook_endpoints where not enabled) as endpoints_disabled
 )SQL";
 
 // A row's trace id, or empty when it has none or not a well-formed one: it goes into
@@ -177,7 +179,8 @@ std::size_t Outbox::fan_out(std::size_t limit) {
 Backlog Outbox::backlog() {
   pqxx::nontransaction tx(session_->conn);
   auto r = tx.exec_prepared1("backlog");
-  return {r[0].as<std::int64_t>(), r[1].as<std::int64_t>(), r[2].as<std::int64_t>(), r[3].as<std::int64_t>()};
+  return {r["events_not_fanned_out"].as<std::int64_t>(), r["deliveries_due"].as<std::int64_t>(),
+          r["emails_due"].as<std::int64_t>(), r["endpoints_disabled"].as<std::int64_t>()};
 }
 
 std::vector<DeliveryJob> Outbox::claim_deliveries(std::size_t limit) {
@@ -186,17 +189,17 @@ std::vector<DeliveryJob> Outbox::claim_deliveries(std::size_t limit) {
   jobs.reserve(rows.size());
   for (const auto& r : rows) {
     DeliveryJob job;
-    job.store_id = r[0].c_str();
-    job.delivery_id = r[1].c_str();
-    job.message_id = r[2].c_str();
-    job.url = r[3].c_str();
-    job.secrets.emplace_back(r[4].c_str());
-    if (!r[5].is_null()) job.secrets.emplace_back(r[5].c_str());
-    job.payload = r[6].c_str();
-    job.attempt = r[7].as<int>();
-    job.round_attempt = r[8].as<int>();
-    job.event_created_at = r[9].as<timefmt::Micros>();
-    job.trace_id = trace_id_of_row(r[10]);
+    job.store_id = r["store_id"].c_str();
+    job.delivery_id = r["id"].c_str();
+    job.message_id = r["message_id"].c_str();
+    job.url = r["url"].c_str();
+    job.secrets.emplace_back(r["secret"].c_str());
+    if (!r["previous_secret"].is_null()) job.secrets.emplace_back(r["previous_secret"].c_str());
+    job.payload = r["payload"].c_str();
+    job.attempt = r["attempts"].as<int>();
+    job.round_attempt = r["round_attempt"].as<int>();
+    job.event_created_at = r["event_created_at"].as<timefmt::Micros>();
+    job.trace_id = trace_id_of_row(r["trace_id"]);
     jobs.push_back(std::move(job));
   }
   return jobs;
@@ -207,9 +210,10 @@ std::vector<NotificationJob> Outbox::claim_notifications(std::size_t limit) {
   std::vector<NotificationJob> jobs;
   jobs.reserve(rows.size());
   for (const auto& r : rows) {
-    jobs.push_back({r[0].c_str(), r[1].c_str(), r[2].c_str(), r[3].c_str(), r[4].c_str(), r[5].c_str(),
-                    r[6].c_str(), r[7].as<int>(), r[8].c_str(), r[9].c_str(), r[10].c_str(),
-                    trace_id_of_row(r[11]), r[12].as<timefmt::Micros>()});
+    jobs.push_back({r["store_id"].c_str(), r["id"].c_str(), r["kind"].c_str(), r["template"].c_str(),
+                    r["recipient"].c_str(), r["locale"].c_str(), r["data"].c_str(), r["attempts"].as<int>(),
+                    r["store_name"].c_str(), r["store_url"].c_str(), r["owner_email"].c_str(),
+                    trace_id_of_row(r["trace_id"]), r["created_at"].as<timefmt::Micros>()});
   }
   return jobs;
 }
@@ -223,7 +227,7 @@ std::vector<std::string> Outbox::record(std::span<const DeliveryOutcome> deliver
   work.exec("set local synchronous_commit = on");
   if (!deliveries.empty())
     for (const auto& row : work.exec_prepared("record_deliveries", outcomes_json(deliveries)))
-      statuses.emplace_back(row[1].is_null() ? "" : row[1].c_str());
+      statuses.emplace_back(row["status"].is_null() ? "" : row["status"].c_str());
   if (!notifications.empty()) work.exec_prepared("record_notifications", outcomes_json(notifications));
   work.commit();
   return statuses;
@@ -231,7 +235,7 @@ std::vector<std::string> Outbox::record(std::span<const DeliveryOutcome> deliver
 
 std::optional<std::chrono::milliseconds> Outbox::next_due(bool with_notifications) {
   pqxx::nontransaction work(session_->conn);
-  auto field = work.exec_prepared1("next_due", with_notifications)[0];
+  auto field = work.exec_prepared1("next_due", with_notifications)["due_in_ms"];
   if (field.is_null()) return std::nullopt;
   return std::chrono::milliseconds(field.as<long long>());
 }
