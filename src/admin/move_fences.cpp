@@ -97,12 +97,4 @@ void resume_store(pqxx::connection& pod, const std::string& store_id) {
   work.commit();
 }
 
-void keep_tombstone(pqxx::transaction_base& work, const std::string& store_id, std::int64_t epoch) {
-  work.exec_params(
-      "insert into store_fences (store_id, epoch, writes_fenced, dispatch_paused) values ($1, $2, true, true)"
-      " on conflict (store_id) do update set epoch = excluded.epoch, writes_fenced = true,"
-      " dispatch_paused = true, updated_at = api.now_ms()",
-      store_id, epoch);
-}
-
 }  // namespace storeapi::admin

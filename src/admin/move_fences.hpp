@@ -1,8 +1,8 @@
 #pragma once
 // A store's row of `store_fences` on each side of a move (sql/034_pods.sql): the pause of
 // its dispatch and the fence of its writes on the source, their arrival on the target,
-// the lift on the target once the directory places the store there, and the tombstone
-// the source keeps afterwards.
+// the lift on the target once the directory places the store there. The source keeps its
+// fenced row afterwards as the store's tombstone there.
 #include <pqxx/pqxx>
 
 #include <chrono>
@@ -35,9 +35,5 @@ void lift_fence(pqxx::connection& pod, const std::string& store_id, std::int64_t
 // On the pod the store stays on after an abandoned move: writes and dispatch resume, as
 // they were before it.
 void resume_store(pqxx::connection& pod, const std::string& store_id);
-
-// In the caller's transaction on the pod the store left: its row stays with writes fenced
-// and dispatch paused, so a node that still places the store there is refused.
-void keep_tombstone(pqxx::transaction_base& work, const std::string& store_id, std::int64_t epoch);
 
 }  // namespace storeapi::admin

@@ -139,7 +139,7 @@ void undo(pqxx::connection& directory, const std::string& directory_url, const s
 }
 
 // After the flip: the target serves the store (the write pause ends with the lift's
-// commit); the source keeps only the tombstone.
+// commit); the source keeps only its fence row, as the tombstone.
 struct Finished {
   Clock::time_point lifted;
   long source_rows_deleted = 0;
@@ -154,13 +154,47 @@ Finished finish(pqxx::connection& directory, const std::string& store_id, const 
   clock.start("cleanup");
   {
     pqxx::work work(*source.conn);
+    // The fence row stays: the tombstone, writes fenced and dispatch paused.
     done.source_rows_deleted =
         delete_store_rows(work, without(store_tables(work, move.source != kMain), "store_fences"), store_id);
-    keep_tombstone(work, store_id, move.epoch);
     work.commit();
   }
   record_phase(directory, store_id, "done");
   return done;
+}
+
+// What the command prints.
+struct Report {
+  std::string from;
+  std::string to;
+  std::int64_t epoch = 0;
+  std::optional<std::string> taken_up;  // what an earlier attempt left: "undone", "finished"
+  std::optional<std::int64_t> tables;   // null when this run moved nothing itself
+  std::optional<double> write_pause;
+  std::int64_t dispatch_claims_left = 0;
+  std::int64_t confirmations_missing = 0;
+  std::int64_t source_rows_deleted = 0;
+};
+
+void write_report(JsonWriter& json, const std::string& store_id, const Report& r, const PhaseClock& clock,
+                  Clock::time_point began) {
+  json.begin_object()
+      .field("object", "store_move")
+      .field("store_id", store_id)
+      .field("from", r.from)
+      .field("to", r.to)
+      .field("placement_epoch", r.epoch)
+      .field("taken_up", r.taken_up)
+      .field("tables", r.tables);
+  clock.write(json);
+  json.key("write_pause_seconds");
+  if (r.write_pause) json.value(*r.write_pause);
+  else json.null();
+  json.field("dispatch_claims_left", r.dispatch_claims_left)
+      .field("confirmations_missing", r.confirmations_missing)
+      .field("source_rows_deleted", r.source_rows_deleted)
+      .field("total_seconds", seconds_between(began, Clock::now()))
+      .end_object();
 }
 
 // Holds the move of this store to one admin process at a time (a session lock: a killed
@@ -182,31 +216,32 @@ void move_store(JsonWriter& json, pqxx::connection& directory, const std::string
   Placement where = placement(directory, store_id);
   lock_store_moves(directory, store_id);
 
-  // What an earlier attempt left: undone before the flip, finished after it.
-  std::optional<std::string> taken_up;
+  // What an earlier attempt left: undone before the flip, finished after it. A store
+  // that is then where it was asked to go is done: moving a store to the pod it is on is
+  // how an operator abandons a stopped move.
+  Report report;
   if (auto left = unfinished_move(directory, store_id)) {
+    report.from = left->source;
     if (left->phase == "copying") {
       undo(directory, directory_url, store_id, *left);
-      taken_up = "undone";
+      report.taken_up = "undone";
     } else {
       Pod source = open_pod(directory, directory_url, left->source);
       Pod target = open_pod(directory, directory_url, left->target);
       drop_subscription(*target.conn, store_id);
       drop_publication(*source.conn, store_id);
-      finish(directory, store_id, *left, source, target, clock);
-      taken_up = "finished";
-      where = placement(directory, store_id);
-      if (where.pod == target_pod) {
-        clock.finish();
-        json.begin_object().field("object", "store_move").field("store_id", store_id).field("from", left->source)
-            .field("to", target_pod).field("placement_epoch", where.epoch).field("taken_up", "finished");
-        clock.write(json);
-        json.key("write_pause_seconds").null().field("total_seconds", seconds_between(began, Clock::now()))
-            .end_object();
-        return;
-      }
-      clock.start("checks");
+      report.source_rows_deleted = finish(directory, store_id, *left, source, target, clock).source_rows_deleted;
+      report.taken_up = "finished";
     }
+    where = placement(directory, store_id);
+    if (where.pod == target_pod) {
+      clock.finish();
+      report.to = target_pod;
+      report.epoch = where.epoch;
+      write_report(json, store_id, report, clock, began);
+      return;
+    }
+    clock.start("checks");
   }
   if (where.pod == target_pod) throw CommandError("store " + store_id + " is already on pod '" + target_pod + "'");
 
@@ -237,8 +272,10 @@ void move_store(JsonWriter& json, pqxx::connection& directory, const std::string
     work.commit();
   }
 
-  std::int64_t claims_left = 0;
-  std::size_t confirmations_missing = 0;
+  report.from = source.name;
+  report.to = target.name;
+  report.epoch = move.epoch;
+  report.tables = static_cast<std::int64_t>(tables.size());
   Clock::time_point fenced;
   try {
     clock.start("copy");
@@ -248,7 +285,7 @@ void move_store(JsonWriter& json, pqxx::connection& directory, const std::string
     clock.start("catch_up");
     wait_caught_up(*source.conn, store_id, kCatchUpLimit);
     clock.start("dispatch_pause");
-    claims_left = pause_dispatch(*source.conn, store_id, where.epoch, kDispatchLimit);
+    report.dispatch_claims_left = pause_dispatch(*source.conn, store_id, where.epoch, kDispatchLimit);
     clock.start("fence");
     std::string fenced_at = fence_writes(*source.conn, store_id, move.epoch);
     fenced = Clock::now();
@@ -270,7 +307,7 @@ void move_store(JsonWriter& json, pqxx::connection& directory, const std::string
       work.commit();
     }
     // The flip is committed: from here on the move only goes forward.
-    confirmations_missing = confirmations.wait();
+    report.confirmations_missing = static_cast<std::int64_t>(confirmations.wait());
   } catch (const std::exception&) {
     if (placement(directory, store_id).pod == source.name) {
       try {
@@ -283,21 +320,9 @@ void move_store(JsonWriter& json, pqxx::connection& directory, const std::string
   }
   Finished done = finish(directory, store_id, move, source, target, clock);
   clock.finish();
-  json.begin_object()
-      .field("object", "store_move")
-      .field("store_id", store_id)
-      .field("from", source.name)
-      .field("to", target.name)
-      .field("placement_epoch", move.epoch)
-      .field("taken_up", taken_up)
-      .field("tables", static_cast<std::int64_t>(tables.size()));
-  clock.write(json);
-  json.field("write_pause_seconds", seconds_between(fenced, done.lifted))
-      .field("dispatch_claims_left", claims_left)
-      .field("confirmations_missing", static_cast<std::int64_t>(confirmations_missing))
-      .field("source_rows_deleted", static_cast<std::int64_t>(done.source_rows_deleted))
-      .field("total_seconds", seconds_between(began, Clock::now()))
-      .end_object();
+  report.write_pause = seconds_between(fenced, done.lifted);
+  report.source_rows_deleted = done.source_rows_deleted;
+  write_report(json, store_id, report, clock, began);
 }
 
 }  // namespace storeapi::admin
