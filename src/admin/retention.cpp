@@ -6,11 +6,11 @@ namespace storeapi::admin {
 
 Retention applied_retention(pqxx::work& work) {
   Retention retention;
-  auto row = work.exec("select extract(epoch from retention)::bigint, extract(epoch from partition_width)::bigint"
-                       " from outbox_retention");
+  auto row = work.exec("select extract(epoch from retention)::bigint as retention_seconds,"
+                       " extract(epoch from partition_width)::bigint as partition_seconds from outbox_retention");
   if (!row.empty()) {
-    retention.keep = std::chrono::seconds(row[0][0].as<std::int64_t>());
-    retention.partition = std::chrono::seconds(row[0][1].as<std::int64_t>());
+    retention.keep = std::chrono::seconds(row[0]["retention_seconds"].as<std::int64_t>());
+    retention.partition = std::chrono::seconds(row[0]["partition_seconds"].as<std::int64_t>());
   }
   return retention;
 }
@@ -30,33 +30,33 @@ void write_retention(JsonWriter& json, pqxx::work& work) {
       .field("retention_seconds", static_cast<std::int64_t>(retention.keep.count()))
       .field("retention", describe(retention.keep))
       .field("partition_seconds", static_cast<std::int64_t>(retention.partition.count()))
-      .field("recorded_by_dispatcher_at", recorded.empty() ? std::nullopt : timestamp(recorded[0][0]));
+      .field("recorded_by_dispatcher_at", recorded.empty() ? std::nullopt : timestamp(recorded[0]["recorded_at"]));
   json.key("expire").begin_array();
-  for (const auto& row : work.exec("select unnest(api.outbox_tables())")) json.value(row[0].c_str());
+  for (const auto& row : work.exec("select unnest(api.outbox_tables()) as name")) json.value(row["name"].c_str());
   json.end_array();
   // Kept for good (the spec's stock history) or by a rule of their own.
   json.key("kept").begin_array().value("stock_movements").end_array();
   json.field("idempotency_keys", "24 hours");
   // Sizes from the catalogue: no row of the slots is read.
   auto slots = work.exec_params(
-      "select p.name, nullif(p.starts_at, '-infinity'), p.ends_at, p.ends_at + make_interval(secs => $1),"
-      "       api.outbox_slot_busy(p.name),"
+      "select p.name, nullif(p.starts_at, '-infinity') as starts_at, p.ends_at,"
+      "       p.ends_at + make_interval(secs => $1) as expires_at, api.outbox_slot_busy(p.name) as pending_work,"
       "       (select coalesce(sum(pg_total_relation_size(to_regclass(quote_ident(t || '_' || p.name)))), 0)::bigint"
-      "          from unnest(api.outbox_tables()) t),"
+      "          from unnest(api.outbox_tables()) t) as bytes,"
       "       (select coalesce(sum(greatest(c.reltuples, 0)), 0)::bigint from pg_class c"
-      "         where c.oid = to_regclass(quote_ident('events_' || p.name)))"
+      "         where c.oid = to_regclass(quote_ident('events_' || p.name))) as events_estimate"
       "  from outbox_partitions p order by p.ends_at",
       static_cast<double>(retention.keep.count()));
   json.key("partitions").begin_array();
   for (const auto& s : slots)
     json.begin_object()
-        .field("name", s[0].c_str())
-        .field("starts_at", timestamp(s[1]))
-        .field("ends_at", timestamp(s[2]))
-        .field("expires_at", timestamp(s[3]))
-        .field("pending_work", s[4].as<bool>())
-        .field("bytes", s[5].as<std::int64_t>())
-        .field("events_estimate", s[6].as<std::int64_t>())
+        .field("name", s["name"].c_str())
+        .field("starts_at", timestamp(s["starts_at"]))
+        .field("ends_at", timestamp(s["ends_at"]))
+        .field("expires_at", timestamp(s["expires_at"]))
+        .field("pending_work", s["pending_work"].as<bool>())
+        .field("bytes", s["bytes"].as<std::int64_t>())
+        .field("events_estimate", s["events_estimate"].as<std::int64_t>())
         .end_object();
   json.end_array().end_object();
 }

@@ -1,7 +1,7 @@
 #pragma once
 // The spec's value sets that requests may name (filters, body fields), as the database's
 // domains hold them (sql/001_foundation.sql). The C++ side is written once, here;
-// tests/api/sql_agreement_test.cpp holds each set to its SQL domain.
+// tests/api/sql_agreement_pgtest.cpp holds each set to its SQL domain.
 #include <array>
 #include <cstddef>
 #include <string_view>

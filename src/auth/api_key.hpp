@@ -5,7 +5,7 @@
 namespace storeapi::auth {
 
 // The one C++ statement of the prefix (storeapi-admin makes keys with it); SQL's
-// api.config('key_prefix') is held to it by tests/api/sql_agreement_test.cpp.
+// api.config('key_prefix') is held to it by tests/api/sql_agreement_pgtest.cpp.
 inline constexpr std::string_view kLiveKeyPrefix = "sk_live_";
 inline constexpr std::size_t kKeySecretLength = 32;
 inline constexpr std::size_t kKeyLength = kLiveKeyPrefix.size() + kKeySecretLength;

@@ -1,7 +1,7 @@
 #pragma once
 // The NOTIFY channels, as api.config names them (sql/001_foundation.sql). The programs
 // LISTEN before they have asked the database anything, so they know the names
-// themselves; tests/api/sql_agreement_test.cpp holds these to api.config.
+// themselves; tests/api/sql_agreement_pgtest.cpp holds these to api.config.
 namespace storeapi::db {
 
 // api.config('invalidate_channel'): key and store changes the server's caches must drop,

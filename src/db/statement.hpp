@@ -4,7 +4,7 @@
 // SQL, its parameters and its result columns by name and PostgreSQL type; readers see the
 // columns through a row type (db/row.hpp), and a test holds every declaration to
 // PostgreSQL's own description of the prepared statement
-// (tests/api/statement_columns_test.cpp).
+// (tests/api/statement_columns_pgtest.cpp).
 #include <cstdint>
 #include <optional>
 #include <span>

@@ -60,7 +60,15 @@ DispatchMetrics::DispatchMetrics()
       emails_(backlog_gauge("emails_due")),
       disabled_(registry()
                     .gauge("storeapi_dispatch_endpoints_disabled", "Webhook endpoints disabled (by hand or failing).")
-                    .with({})) {
+                    .with({})),
+      slots_end_(registry()
+                     .gauge("storeapi_dispatch_outbox_slots_end_timestamp_seconds",
+                            "Where the outbox's last time slot ends (Unix time): writes fail past it.")
+                     .with({})),
+      slot_width_(registry()
+                      .gauge("storeapi_dispatch_outbox_slot_width_seconds",
+                             "Width of the outbox's time slots (STOREAPI_PARTITION_SECONDS).")
+                      .with({})) {
   for (const char* outcome : {"2xx", "4xx", "5xx", "other", "timeout", "tls", "connection", "refused"})
     attempts_.with({outcome});  // every outcome shows, at 0, from the first scrape
 }
@@ -73,6 +81,11 @@ void DispatchMetrics::backlog(const Backlog& b) {
   emails_.add(b.emails_due - shown_.emails_due);
   disabled_.add(b.endpoints_disabled - shown_.endpoints_disabled);
   shown_ = b;
+}
+
+void DispatchMetrics::outbox_slots(std::int64_t end_unix_seconds, std::int64_t width_seconds) {
+  slots_end_.add(end_unix_seconds - slots_end_.value());
+  slot_width_.add(width_seconds - slot_width_.value());
 }
 
 }  // namespace storeapi::dispatch

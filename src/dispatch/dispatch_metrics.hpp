@@ -20,6 +20,10 @@ class DispatchMetrics {
   void delivered(double lag_seconds) { lag_.observe(lag_seconds); }
   void email(bool sent) { (sent ? emails_sent_ : emails_failed_).inc(); }
   void backlog(const Backlog& b);
+  // Where the outbox's last time slot ends (Unix seconds) and the width of a slot: writes
+  // fail past the end, so an alert compares how far ahead it is with the width
+  // (deploy/prometheus/storeapi-rules.yml).
+  void outbox_slots(std::int64_t end_unix_seconds, std::int64_t width_seconds);
 
  private:
   metrics::Family<metrics::Counter>& attempts_;
@@ -30,6 +34,8 @@ class DispatchMetrics {
   metrics::Gauge& deliveries_;
   metrics::Gauge& emails_;
   metrics::Gauge& disabled_;
+  metrics::Gauge& slots_end_;
+  metrics::Gauge& slot_width_;
   Backlog shown_{};  // what the gauges hold (they add deltas)
 };
 

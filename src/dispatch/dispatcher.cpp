@@ -220,7 +220,9 @@ void Dispatcher::keep_partitions(Clock::time_point now) {
   if (now < partitions_at_) return;
   partitions_at_ = now + partitions_.interval();
   try {
-    for (const auto& slot : partitions_.maintain()) log_line("outbox partition " + slot + " expired: dropped");
+    const Partitions::Pass pass = partitions_.maintain();
+    for (const auto& slot : pass.dropped) log_line("outbox partition " + slot + " expired: dropped");
+    metrics_.outbox_slots(pass.slots_end, config_.retention.partition.count());
   } catch (const std::exception& e) {
     // Its own connection: the outbox's work goes on; the next interval tries again.
     std::string what = e.what();

@@ -22,14 +22,14 @@ std::string seconds(std::chrono::seconds s) { return std::to_string(s.count()) +
 // Detaches and drops the slot's partition of every table, then forgets the slot; each step
 // is skipped when an earlier, interrupted pass did it already.
 void drop_slot(pqxx::nontransaction& tx, const std::string& slot) {
-  for (const auto& row : tx.exec("select unnest(api.outbox_tables())")) {
-    const std::string table = row[0].c_str();
+  for (const auto& row : tx.exec("select unnest(api.outbox_tables()) as name")) {
+    const std::string table = row["name"].c_str();
     const std::string partition = table + "_" + slot;
     auto attached = tx.exec_params(
         "select inhdetachpending from pg_inherits where inhrelid = to_regclass(quote_ident($1))", partition);
     if (!attached.empty())
       tx.exec("alter table " + tx.quote_name(table) + " detach partition " + tx.quote_name(partition) +
-              (attached[0][0].as<bool>() ? " finalize" : " concurrently"));
+              (attached[0]["inhdetachpending"].as<bool>() ? " finalize" : " concurrently"));
     tx.exec("drop table if exists " + tx.quote_name(partition));
   }
   tx.exec_params("delete from outbox_partitions where name = $1", slot);
@@ -60,12 +60,19 @@ std::chrono::milliseconds Partitions::interval() const {
                     milliseconds(60'000));
 }
 
-std::vector<std::string> Partitions::maintain() {
+Partitions::Pass Partitions::maintain() {
   if (!session_) session_ = std::make_unique<Session>(database_url_);
-  std::vector<std::string> dropped;
+  Pass pass;
   pqxx::nontransaction tx(session_->conn);
-  if (!tx.exec1("select pg_try_advisory_lock(" + std::to_string(kPartitionsLock) + ")")[0].as<bool>())
-    return dropped;  // another dispatcher is at it
+  const auto slots_end = [&] {
+    return tx.exec1("select coalesce(extract(epoch from max(ends_at))::bigint, 0) as slots_end from outbox_partitions")
+        ["slots_end"]
+        .as<std::int64_t>();
+  };
+  if (!tx.exec1("select pg_try_advisory_lock(" + std::to_string(kPartitionsLock) + ") as locked")["locked"].as<bool>()) {
+    pass.slots_end = slots_end();  // another dispatcher is at it
+    return pass;
+  }
   try {
     tx.exec_params(
         "insert into outbox_retention (retention, partition_width) values ($1::interval, $2::interval)"
@@ -74,16 +81,17 @@ std::vector<std::string> Partitions::maintain() {
         seconds(retention_.keep), seconds(retention_.partition));
     tx.exec_params("select api.extend_outbox_partitions($1::interval, $2::interval)", seconds(retention_.partition),
                    seconds(retention_.ahead()));
-    for (const auto& row : tx.exec_params("select api.expired_outbox_partitions($1::interval)", seconds(retention_.keep))) {
-      drop_slot(tx, row[0].c_str());
-      dropped.emplace_back(row[0].c_str());
+    for (const auto& row : tx.exec_params("select api.expired_outbox_partitions($1::interval) as slot", seconds(retention_.keep))) {
+      drop_slot(tx, row["slot"].c_str());
+      pass.dropped.emplace_back(row["slot"].c_str());
     }
+    pass.slots_end = slots_end();
   } catch (...) {
     session_.reset();  // the session's advisory lock goes with it
     throw;
   }
   tx.exec("select pg_advisory_unlock(" + std::to_string(kPartitionsLock) + ")");
-  return dropped;
+  return pass;
 }
 
 }  // namespace storeapi::dispatch

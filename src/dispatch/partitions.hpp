@@ -9,6 +9,7 @@
 #include "common/retention.hpp"
 
 #include <chrono>
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -23,9 +24,15 @@ class Partitions {
   // How often maintain() should run: a quarter of a slot, from 250 ms to one minute.
   std::chrono::milliseconds interval() const;
 
-  // One pass; returns the slots it dropped. Throws pqxx errors (the caller logs them and
-  // tries again at the next interval, on a new connection).
-  std::vector<std::string> maintain();
+  struct Pass {
+    std::vector<std::string> dropped;  // the slots it dropped
+    // Where the last slot ends (Unix seconds): writes fail past it. A fixed point in
+    // time, so what the dispatcher shows of it stays right while passes fail.
+    std::int64_t slots_end = 0;
+  };
+  // One pass. Throws pqxx errors (the caller logs them and tries again at the next
+  // interval, on a new connection).
+  Pass maintain();
 
  private:
   std::string database_url_;

@@ -2,7 +2,7 @@
 // Parameters for a test's own statements, declared by count only: the pool and
 // db::parameter_mismatch look at how many a statement takes, and PostgreSQL infers their
 // types from the SQL. (The server's statements declare names and types, checked against
-// PostgreSQL by tests/api/statement_columns_test.cpp.)
+// PostgreSQL by tests/api/statement_columns_pgtest.cpp.)
 #include <cstddef>
 #include <span>
 

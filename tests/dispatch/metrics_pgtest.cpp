@@ -1,5 +1,6 @@
 // The dispatcher's /metrics: a delivered webhook counts as a 2xx attempt with its
-// commit-to-delivery lag, the backlog and disabled endpoints show, and promtool accepts it.
+// commit-to-delivery lag, the backlog, disabled endpoints and where the outbox's time slots
+// end show, and promtool accepts it.
 #include "admin/webhooks.hpp"
 #include "dispatch_fixture.hpp"
 #include "support/metrics_scrape.hpp"
@@ -36,6 +37,16 @@ TEST_F(DispatcherMetrics, CountAttemptsLagBacklogAndDisabledEndpoints) {
   EXPECT_EQ(metric_value(m, "storeapi_dispatch_endpoints_disabled"), 1);
   EXPECT_GE(metric_value(m, R"(storeapi_dispatch_backlog{kind="deliveries_due"})"), 0);
   EXPECT_NE(m.find("storeapi_dispatch_build_info{"), std::string::npos);
+  // Where the outbox's slots end, as the database lists them, and their width (the
+  // default: one day), for the alert on slots running out.
+  ASSERT_TRUE(eventually([&] {
+    m = scrape_metrics(dispatcher.metrics_port());
+    return metric_value(m, "storeapi_dispatch_outbox_slots_end_timestamp_seconds") > 0;
+  })) << m;
+  EXPECT_EQ(std::to_string(static_cast<long long>(
+                metric_value(m, "storeapi_dispatch_outbox_slots_end_timestamp_seconds"))),
+            value("select extract(epoch from max(ends_at))::bigint from outbox_partitions"));
+  EXPECT_EQ(metric_value(m, "storeapi_dispatch_outbox_slot_width_seconds"), 86400);
   EXPECT_EQ(promtool_check_metrics(m), "");
   EXPECT_EQ(dispatcher.terminate(), 0);
 }

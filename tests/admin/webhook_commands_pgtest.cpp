@@ -1,5 +1,5 @@
 // storeapi-admin webhook list / disable / enable / rotate-secret / deliveries and
-// event redeliver (webhook add: other_commands_test.cpp).
+// event redeliver (webhook add: other_commands_pgtest.cpp).
 #include "admin_fixture.hpp"
 
 #include <set>

@@ -16,7 +16,7 @@
 #               Redis one served by a redis-server of this test), the line marked
 #               optional (standbys at made-up addresses) left out, build/ the build under
 #               test.
-#   tests/docs_examples_test.sh BUILD_DIR
+#   tests/docs_examples_pgtest.sh BUILD_DIR
 set -euo pipefail
 build=$(cd "$1" && pwd)
 source_root=$(cd "$(dirname "$0")/.." && pwd)

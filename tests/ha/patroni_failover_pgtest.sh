@@ -15,7 +15,7 @@
 # below): without the first a promoted standby may lack acknowledged writes, without the
 # second Patroni restarts the crashed primary in place for up to 300 s (no promotion, and
 # this test fails with "Patroni promoted nobody").
-#   tests/ha/patroni_failover_test.sh BUILD_DIR
+#   tests/ha/patroni_failover_pgtest.sh BUILD_DIR
 set -euo pipefail
 build=$1
 source_root=$(cd "$(dirname "$0")/../.." && pwd)

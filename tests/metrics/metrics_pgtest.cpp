@@ -159,7 +159,7 @@ TEST_F(Observability, MetricsOnTheApiPortIsNotFoundWithAHint) {
 }
 
 // Each core says on /metrics whether its thread is pinned to its CPU (here, where nothing
-// forbids it: all of them; tests/unit_syscalls_test.sh shows 0 and the log line when
+// forbids it: all of them; tests/unit_syscalls_pgtest.sh shows 0 and the log line when
 // sched_setaffinity is refused).
 TEST_F(Observability, EachCoreReportsWhetherItIsPinned) {
   const std::string exposition = scrape(server().metrics_port());

@@ -10,7 +10,7 @@
 # Then the pinning's failure path, with strace injecting EPERM into sched_setaffinity as
 # such a filter would: the server logs that each core runs unpinned and /metrics says
 # storeapi_core_pinned 0 for each (it used to ignore the failure).
-#   tests/unit_syscalls_test.sh BUILD_DIR     (STOREAPI_TEST_DATABASE_URL: from tools/test)
+#   tests/unit_syscalls_pgtest.sh BUILD_DIR     (STOREAPI_TEST_DATABASE_URL: from tools/test)
 set -euo pipefail
 build=$(cd "$1" && pwd)
 fail() { echo "unit syscalls test: $*" >&2; exit 1; }
