@@ -16,8 +16,7 @@ struct StoreTable {
   std::string store_column;  // store_id; id for `stores`
 };
 
-// The store's tables on the database of `work`, children before the tables their foreign
-// keys reference (the order that deletes the store's rows). `directory_copies`: with
+// The store's tables on the database of `work`. `directory_copies`: with
 // `stores` and `staff_members`, the rows a pod other than main holds as copies of the
 // directory's (docs/DECISIONS.md, "Pods"); without them for main, where they are the
 // directory itself. API keys and move records are never among them: they stay in the
@@ -27,7 +26,7 @@ std::vector<StoreTable> store_tables(pqxx::transaction_base& work, bool director
 // Every table of `tables` but `name`.
 std::vector<StoreTable> without(std::vector<StoreTable> tables, const std::string& name);
 
-// Deletes the store's rows from `tables`, in their order; returns how many.
+// Deletes the store's rows from `tables` in the caller's transaction; returns how many.
 long delete_store_rows(pqxx::transaction_base& work, const std::vector<StoreTable>& tables,
                        const std::string& store_id);
 
