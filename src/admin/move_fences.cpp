@@ -1,7 +1,5 @@
 #include "admin/move_fences.hpp"
 
-#include "admin/errors.hpp"
-
 #include <thread>
 
 namespace storeapi::admin {
@@ -10,8 +8,6 @@ namespace {
 using std::chrono::milliseconds;
 using std::chrono::steady_clock;
 
-// The fence's wait is inside the write pause: looked at often.
-constexpr milliseconds kFencePoll{2};
 constexpr milliseconds kDispatchPoll{50};
 
 // A claim (src/dispatch/outbox.cpp) raises attempts and leases the row (next_attempt_at
@@ -55,27 +51,18 @@ std::int64_t pause_dispatch(pqxx::connection& source, const std::string& store_i
   }
 }
 
-std::string fence_writes(pqxx::connection& source, const std::string& store_id, std::int64_t epoch) {
-  pqxx::work work(source);
-  work.exec_params("select api.fence_store_writes($1, $2, true)", store_id, epoch);
-  std::string fenced_at =
-      work.exec_params1("select updated_at::text from store_fences where store_id = $1", store_id)[0].c_str();
-  work.commit();
-  return fenced_at;
+void hold_on_target(pqxx::transaction_base& work, const std::string& store_id, std::int64_t epoch) {
+  work.exec_params(
+      "insert into store_fences (store_id, epoch, writes_fenced, dispatch_paused) values ($1, $2, true, true)"
+      " on conflict (store_id) do update set epoch = excluded.epoch, writes_fenced = true,"
+      " dispatch_paused = true, updated_at = api.now_ms()",
+      store_id, epoch);
 }
 
-void wait_fence_arrived(pqxx::connection& target, const std::string& store_id, const std::string& fenced_at,
-                        milliseconds limit) {
-  pqxx::nontransaction work(target);
-  auto deadline = steady_clock::now() + limit;
-  while (!work.exec_params1("select exists (select from store_fences where store_id = $1 and writes_fenced"
-                            " and updated_at = $2::timestamptz)",
-                            store_id, fenced_at)[0]
-              .as<bool>()) {
-    if (steady_clock::now() > deadline)
-      throw CommandError("the fence did not reach the target within " + std::to_string(limit.count() / 1000) + " s");
-    std::this_thread::sleep_for(kFencePoll);
-  }
+void fence_writes(pqxx::connection& source, const std::string& store_id, std::int64_t epoch) {
+  pqxx::work work(source);
+  work.exec_params("select api.fence_store_writes($1, $2, true)", store_id, epoch);
+  work.commit();
 }
 
 void lift_fence(pqxx::connection& pod, const std::string& store_id, std::int64_t epoch) {

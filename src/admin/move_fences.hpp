@@ -1,8 +1,9 @@
 #pragma once
-// A store's row of `store_fences` on each side of a move (sql/034_pods.sql): the pause of
-// its dispatch and the fence of its writes on the source, their arrival on the target,
-// the lift on the target once the directory places the store there. The source keeps its
-// fenced row afterwards as the store's tombstone there.
+// A store's row of `store_fences` on each side of a move (sql/034_pods.sql): held on the
+// target from the start (the copy's rows are not to be written or dispatched there: its
+// dispatcher would send the store's events a second time), the pause of its dispatch and
+// the fence of its writes on the source, the lift on the target once the directory places
+// the store there. The source keeps its fenced row afterwards as the store's tombstone.
 #include <pqxx/pqxx>
 
 #include <chrono>
@@ -19,15 +20,13 @@ namespace storeapi::admin {
 std::int64_t pause_dispatch(pqxx::connection& source, const std::string& store_id, std::int64_t epoch,
                             std::chrono::milliseconds limit);
 
-// On the source: waits for the store's writes in flight and holds every later one
-// (api.fence_store_writes). Returns the fence's time stamp, which marks its row.
-std::string fence_writes(pqxx::connection& source, const std::string& store_id, std::int64_t epoch);
+// On the target, in the caller's transaction, before the copy: the store's writes fenced
+// and its dispatch paused there until the lift.
+void hold_on_target(pqxx::transaction_base& work, const std::string& store_id, std::int64_t epoch);
 
-// Waits, at most `limit`, until the fence row stamped `fenced_at` has reached the target:
-// changes apply in commit order, so every write the source committed before it is there.
-// Throws CommandError past the limit.
-void wait_fence_arrived(pqxx::connection& target, const std::string& store_id, const std::string& fenced_at,
-                        std::chrono::milliseconds limit);
+// On the source: waits for the store's writes in flight and holds every later one
+// (api.fence_store_writes), its dispatch still paused.
+void fence_writes(pqxx::connection& source, const std::string& store_id, std::int64_t epoch);
 
 // On the pod that now holds the store: writes and dispatch resume, at the placement's epoch.
 void lift_fence(pqxx::connection& pod, const std::string& store_id, std::int64_t epoch);

@@ -35,7 +35,8 @@ void subscribe(pqxx::connection& target, const std::string& store_id, const std:
 void wait_copied(pqxx::connection& target, const std::string& store_id);
 
 // Waits until the slot has confirmed the source's WAL position of now (the target applied
-// everything committed before it), at most `limit`; throws CommandError past it.
+// and flushed everything committed before it), at most `limit`; throws CommandError past
+// it. The slot is polled every 10 ms: after the fence this wait is in the write pause.
 void wait_caught_up(pqxx::connection& source, const std::string& store_id, std::chrono::milliseconds limit);
 
 // Drops the subscription if it exists; DROP SUBSCRIPTION drops its slots on the source.

@@ -26,8 +26,8 @@ using Clock = std::chrono::steady_clock;
 
 constexpr const char* kMain = "main";
 // Bounds of the waits: catching up after the copy (the changes made during it), the
-// dispatchers' claims in flight, and the fence's arrival (inside the write pause: when
-// it takes this long, something is wrong and the move is undone).
+// dispatchers' claims in flight, and the target's applying the fence's position (inside
+// the write pause: when it takes this long, something is wrong and the move is undone).
 constexpr milliseconds kCatchUpLimit{60'000};
 constexpr milliseconds kDispatchLimit{5'000};
 constexpr milliseconds kFenceLimit{10'000};
@@ -260,6 +260,7 @@ void move_store(JsonWriter& json, pqxx::connection& directory, const std::string
   {
     pqxx::work work(*target.conn);
     delete_store_rows(work, tables, store_id);
+    hold_on_target(work, store_id, move.epoch);
     work.commit();
   }
   {
@@ -275,11 +276,13 @@ void move_store(JsonWriter& json, pqxx::connection& directory, const std::string
   report.from = source.name;
   report.to = target.name;
   report.epoch = move.epoch;
-  report.tables = static_cast<std::int64_t>(tables.size());
+  // The target's fence row is its own (hold_on_target), not the source's.
+  const std::vector<StoreTable> published = without(tables, "store_fences");
+  report.tables = static_cast<std::int64_t>(published.size());
   Clock::time_point fenced;
   try {
     clock.start("copy");
-    publish_store(*source.conn, store_id, tables);
+    publish_store(*source.conn, store_id, published);
     subscribe(*target.conn, store_id, source.url);
     wait_copied(*target.conn, store_id);
     clock.start("catch_up");
@@ -287,9 +290,11 @@ void move_store(JsonWriter& json, pqxx::connection& directory, const std::string
     clock.start("dispatch_pause");
     report.dispatch_claims_left = pause_dispatch(*source.conn, store_id, where.epoch, kDispatchLimit);
     clock.start("fence");
-    std::string fenced_at = fence_writes(*source.conn, store_id, move.epoch);
+    fence_writes(*source.conn, store_id, move.epoch);
     fenced = Clock::now();
-    wait_fence_arrived(*target.conn, store_id, fenced_at, kFenceLimit);
+    // The WAL position after the fence's commit applied on the target: changes apply in
+    // commit order, so every write the source took before the fence is there.
+    wait_caught_up(*source.conn, store_id, kFenceLimit);
     clock.start("detach");
     drop_subscription(*target.conn, store_id);
     drop_publication(*source.conn, store_id);

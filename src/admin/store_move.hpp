@@ -5,13 +5,14 @@
 //   checks          the store and the pods; the source writes logical WAL; same schema;
 //                   the target's outbox partitions take the store's rows
 //   prepare         the target's rows of the store (an earlier attempt's, a tombstone)
-//                   deleted; the move recorded in the directory (store_moves)
+//                   deleted, its writes and dispatch held there; the move recorded in
+//                   the directory (store_moves)
 //   copy            publication with a row filter per table on the source, subscription
 //                   on the target; every table's initial copy done
 //   catch_up        the target has applied the source's WAL of now
 //   dispatch_pause  the source's dispatchers leave the store; their claims finish
 //   fence           the source holds the store's writes (waiting for those in flight);
-//                   the fence row reaches the target, and with it everything before it
+//                   the target applies the source's WAL up to the fence's commit
 //   detach          subscription, slot and publication dropped
 //   flip            the directory places the store on the target, epoch + 1, announced
 //                   to every server (`store:<id>`), their confirmations awaited

@@ -12,7 +12,8 @@
 // source (the abandoned store stays fenced on main); a flipped move taken for one to undo
 // (the retry says the store is already on `second`); the target's rows not deleted before
 // the copy (the move back stops on main's tombstone); a stray slot not dropped (the retry
-// after the kill during the copy cannot make its slot); claims in flight not counted.
+// after the kill during the copy cannot make its slot); claims in flight not counted; the
+// target's fence row not written before the copy (none there while the copy runs).
 #include "admin_cli.hpp"
 #include "support/poll.hpp"
 #include "support/test_database.hpp"
@@ -298,6 +299,10 @@ TEST_F(StoreMoveTest, KilledDuringTheCopyTheStoreStaysOnTheSourceAndTheNextRunMo
   hold.exec("select txid_current()");
   pid_t pid = start_move(store, "second");
   wait_blocked_at(*main_, "select pg_create_logical_replication_slot");
+  // From before the copy on, the target holds the store's writes and dispatch: its
+  // dispatcher must not send the copied events the source's dispatcher sends.
+  EXPECT_EQ(value(*pod_, "select (writes_fenced and dispatch_paused)::text from store_fences where store_id = $1", store),
+            "true");
   kill_move(pid);
   // The killed session makes its slot once the transaction ends: a slot left behind.
   hold.abort();
