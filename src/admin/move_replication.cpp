@@ -14,6 +14,9 @@ using std::chrono::steady_clock;
 // How often a wait looks again: a copy takes seconds, so 50 ms costs little and keeps
 // the phases' timings close to what PostgreSQL took.
 constexpr milliseconds kPoll{50};
+// A slot no walsender has read for this long is not coming back by itself: a subscription
+// restarting after a lost connection takes about a second.
+constexpr milliseconds kUnread{3'000};
 
 std::string subscription_error(pqxx::nontransaction& work, const std::string& name) {
   auto r = work.exec_params(
@@ -83,14 +86,23 @@ void wait_caught_up(pqxx::connection& source, const std::string& store_id, milli
   const std::string name = replication_name(store_id);
   pqxx::nontransaction work(source);
   const std::string position = work.exec1("select pg_current_wal_lsn()::text")[0].c_str();
-  auto deadline = steady_clock::now() + limit;
+  const auto started = steady_clock::now();
+  auto last_read = started;
   for (;;) {
     auto r = work.exec_params(
-        "select coalesce(confirmed_flush_lsn >= $2::pg_lsn, false) from pg_replication_slots where slot_name = $1",
+        "select coalesce(confirmed_flush_lsn >= $2::pg_lsn, false), active from pg_replication_slots"
+        " where slot_name = $1",
         name, position);
     if (r.empty()) throw CommandError("the replication slot " + name + " is gone from the source");
     if (r[0][0].as<bool>()) return;
-    if (steady_clock::now() > deadline)
+    const auto now = steady_clock::now();
+    if (r[0][1].as<bool>()) last_read = now;
+    // Nobody reads the slot: the subscription stopped on an error (disable_on_error), or
+    // the target is down.
+    if (now - last_read > kUnread)
+      throw CommandError("the target stopped reading the replication slot " + name +
+                         " (its subscription stopped on an error, or it is down: its server log says which)");
+    if (now - started > limit)
       throw CommandError("the target did not catch up with the source within " +
                          std::to_string(limit.count() / 1000) + " s");
     std::this_thread::sleep_for(kPoll / 5);

@@ -5,7 +5,8 @@
 // and the tombstone, the other store untouched on both, the write fence where the store
 // is not (the API's own write claim says `fenced`), nothing of the replication left
 // behind. A move killed at three points (during the copy, after the fence, after the
-// flip) leaves the store where the directory says and the next run completes it.
+// flip) leaves the store where the directory says and the next run completes it; a copy
+// the target refuses is undone by the move itself, the store left on the source.
 //
 // Seen failing without their feature (each put back afterwards): the publication without
 // its row filter (the other store's rows reach `second`); the undo without resuming the
@@ -320,6 +321,43 @@ TEST_F(StoreMoveTest, KilledDuringTheCopyTheStoreStaysOnTheSourceAndTheNextRunMo
   EXPECT_EQ(digests(*pod_, store, true), before);
   EXPECT_EQ(data_rows(*main_, store), 0);
   expect_no_replication_left();
+}
+
+// The target refuses a row of the copy (a product with a slug the store's copy brings):
+// the subscription stops on the error, the move says so and undoes itself; the store
+// stays on main, writable, and nothing of the attempt is left on `second`.
+TEST_F(StoreMoveTest, ACopyTheTargetRefusesIsUndoneAndTheStoreStaysOnTheSource) {
+  std::string store = seeded_store();
+  Digests before = digests(*main_, store, true);
+  auto holder = test_connection(*directory_);
+  pqxx::work hold(*holder);
+  hold.exec("select txid_current()");
+  pid_t pid = start_move(store, "second");
+  wait_blocked_at(*main_, "select pg_create_logical_replication_slot");
+  const std::string product = value(*main_, "select row_to_json(p)::text from products p where store_id = $1 limit 1",
+                                    store);
+  {
+    pqxx::work work(*pod_);
+    work.exec("set local session_replication_role = replica");  // the store's row is not there yet
+    work.exec_params("insert into products select (json_populate_record(null::products, $1::json)).*", product);
+    work.exec_params("update products set id = gen_random_uuid() where store_id = $1", store);
+    work.commit();
+  }
+  hold.abort();
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 1) << status;
+
+  EXPECT_EQ(placement(store), "main 1");
+  EXPECT_EQ(write_claim(*main_, store), "run");
+  EXPECT_EQ(digests(*main_, store, true), before);
+  EXPECT_EQ(data_rows(*pod_, store), 0);
+  EXPECT_EQ(value(*main_, "select count(*) from store_moves where store_id = $1", store), "0");
+  expect_no_replication_left();
+
+  EXPECT_EQ(move(store, "second")["taken_up"].is_null(), true);
+  EXPECT_EQ(placement(store), "second 2");
+  EXPECT_EQ(digests(*pod_, store, true), before);
 }
 
 TEST_F(StoreMoveTest, KilledAfterTheFenceAMoveToWhereItIsUndoesItAndTheNextMovesIt) {
