@@ -115,6 +115,16 @@ for unit in storeapi.service storeapi-dispatch.service; do
     fail "$unit does not allow io_uring"
 done
 
+# A pod's dispatcher (docs/DEPLOY.md, "Pods"): the dispatcher's unit, instantiated by pod,
+# reading the pod's settings file after the common one and otherwise the same. (Seen
+# failing with the pod's settings file left out of the template.)
+template=$units/storeapi-dispatch@.service
+[[ -f $template ]] || fail "storeapi-dispatch@.service is not installed"
+[[ $(grep '^EnvironmentFile=' "$template") == "$(grep '^EnvironmentFile=' "$units/storeapi-dispatch.service")"$'\n'"EnvironmentFile=$(dirname "$(sed -n 's|^EnvironmentFile=||p' "$units/storeapi-dispatch.service")")/pod-%i.env" ]] ||
+  fail "storeapi-dispatch@.service does not read the pod's settings file after storeapi.env"
+diff <(grep -v '^#\|^EnvironmentFile=' "$units/storeapi-dispatch.service") <(grep -v '^#\|^EnvironmentFile=' "$template") >/dev/null ||
+  fail "storeapi-dispatch@.service differs from storeapi-dispatch.service beyond its settings files"
+
 # verify loads each unit as systemd would, with the stage as the root, so ExecStart must
 # name a binary that is there; the system's own units (sysinit.target, ...) are copied
 # in for the dependencies every service gets. Any warning fails (verify's exit code

@@ -80,6 +80,15 @@ begin
   return v_id;
 end $$;
 
+-- Whether this pod's dispatcher leaves the store's outbox alone (store_fences, written by
+-- a move: docs/DECISIONS.md, "Pods"): no fan-out, no delivery or e-mail claimed, until
+-- the move lifts it here or the store's rows are gone. A claim that began before the
+-- pause committed may still take the store's rows: the mover waits for those attempts.
+create or replace function api.dispatch_paused(p_store uuid) returns boolean
+language sql stable as $$
+  select exists (select from store_fences f where f.store_id = p_store and f.dispatch_paused)
+$$;
+
 -- Stops deliveries to an endpoint: it gets no new ones and its pending ones fail.
 -- p_reason 'failing' (the dispatcher's rule) also e-mails the owner. False when the
 -- endpoint was already disabled.

@@ -7,10 +7,13 @@
 #include "admin/json.hpp"
 #include "admin/keys.hpp"
 #include "admin/migrations.hpp"
+#include "admin/pod_connection.hpp"
+#include "admin/pods.hpp"
 #include "admin/retention.hpp"
 #include "admin/seed.hpp"
 #include "admin/staff.hpp"
 #include "admin/stock_history.hpp"
+#include "admin/store_copies.hpp"
 #include "admin/store_move.hpp"
 #include "admin/stores.hpp"
 #include "admin/validate.hpp"
@@ -25,6 +28,8 @@
 namespace storeapi::admin {
 namespace {
 
+// The connection is the directory's; a command on a store's data reaches the store's pod
+// itself (admin/pod_connection.hpp).
 using Handler = void (*)(JsonWriter&, pqxx::connection&, const Flags&);
 
 struct Command {
@@ -39,36 +44,52 @@ struct Command {
 
 // Runs `body` in one transaction that commits only if it returns normally.
 template <typename Body>
-void in_transaction(pqxx::connection& conn, Body body) {
+void in_transaction(pqxx::connection_base& conn, Body body) {
   pqxx::work work(conn);
   body(work);
   work.commit();
 }
 
-void cmd_migrate(JsonWriter& json, pqxx::connection& conn, const Flags&) {
-  Retention retention;
+Retention retention_from_env() {
   try {
-    retention = Retention::from_env();
+    return Retention::from_env();
   } catch (const env::SettingError& e) {
     throw UsageError(e.what());
   }
+}
+
+// The directory, then every pod it lists: a store's rows have the same shape wherever
+// they are (docs/DECISIONS.md, "Pods").
+void cmd_migrate(JsonWriter& json, pqxx::connection& conn, const Flags&) {
+  const Retention retention = retention_from_env();
   MigrationReport report = migrate(conn, retention);
-  json.begin_object().field("object", "migrations").key("applied").begin_array();
-  for (const auto& name : report.applied) json.value(name);
-  json.end_array().field("current", report.current).end_object();
+  json.begin_object().field("object", "migrations");
+  write_migrations(json, report);
+  json.key("pods").begin_array();
+  for (const std::string& name : pod_names(conn)) {
+    PodConnection pod = connect_to_pod(conn, name);
+    if (pod.is_directory()) continue;
+    json.begin_object().field("name", name);
+    write_migrations(json, migrate(pod.get(), retention));
+    json.end_object();
+  }
+  json.end_array().end_object();
 }
 
 void cmd_store_create(JsonWriter& json, pqxx::connection& conn, const Flags& f) {
   in_transaction(conn, [&](pqxx::work& w) {
-    NewStore store{f.get("name"), f.get("slug"), f.get("currency"), f.get("plan"), f.get("owner-email"),
-                   f.find("locale").value_or("en"), f.find("url")};
-    write_store(json, w, create_store(w, store));
+    NewStore store{f.get("name"),          f.get("slug"), f.get("currency"), f.get("plan"), f.get("owner-email"),
+                   f.find("locale").value_or("en"), f.find("url"),  f.find("pod").value_or("main")};
+    std::string id = create_store(w, store);
+    copy_store_to_pod(w, id);
+    write_store(json, w, id);
   });
 }
 
 void cmd_store_set_plan(JsonWriter& json, pqxx::connection& conn, const Flags& f) {
   in_transaction(conn, [&](pqxx::work& w) {
     set_plan(w, f.get("store"), f.get("plan"));
+    copy_store_to_pod(w, f.get("store"));
     write_store(json, w, f.get("store"));
   });
 }
@@ -82,6 +103,7 @@ void cmd_store_set_rate_limit(JsonWriter& json, pqxx::connection& conn, const Fl
   }
   in_transaction(conn, [&](pqxx::work& w) {
     set_rate_limit(w, f.get("store"), rpm);
+    copy_store_to_pod(w, f.get("store"));
     write_store(json, w, f.get("store"));
   });
 }
@@ -95,7 +117,9 @@ void cmd_staff_add(JsonWriter& json, pqxx::connection& conn, const Flags& f) {
   check_email(f.get("email"), "email");
   in_transaction(conn, [&](pqxx::work& w) {
     require_store(w, f.get("store"));
-    write_staff(json, w, f.get("store"), add_staff(w, f.get("store"), f.get("email"), access));
+    std::string staff_id = add_staff(w, f.get("store"), f.get("email"), access);
+    copy_store_to_pod(w, f.get("store"));
+    write_staff(json, w, f.get("store"), staff_id);
   });
 }
 
@@ -120,36 +144,47 @@ void cmd_key_list(JsonWriter& json, pqxx::connection& conn, const Flags& f) {
 }
 
 void cmd_stock_history(JsonWriter& json, pqxx::connection& conn, const Flags& f) {
-  in_transaction(conn, [&](pqxx::work& w) { write_stock_history(json, w, f.get("store"), f.get("variant")); });
+  PodConnection pod = connect_to_store_pod(conn, f.get("store"));
+  in_transaction(pod.get(), [&](pqxx::work& w) { write_stock_history(json, w, f.get("store"), f.get("variant")); });
+}
+
+// The pod of the store whose webhook endpoint `f` names.
+PodConnection webhook_pod(pqxx::connection& conn, const Flags& f) {
+  return connect_to_pod_holding(conn, [&](pqxx::work& w) { return webhook_store(w, f.get("webhook")); });
 }
 
 void cmd_webhook_add(JsonWriter& json, pqxx::connection& conn, const Flags& f) {
-  in_transaction(conn, [&](pqxx::work& w) {
+  PodConnection pod = connect_to_store_pod(conn, f.get("store"));
+  in_transaction(pod.get(), [&](pqxx::work& w) {
     NewWebhook hook = add_webhook(w, f.get("store"), f.get("url"), f.find("events"), webhook_destinations());
     write_webhook(json, w, hook.id, hook.secret);
   });
 }
 
 void cmd_webhook_list(JsonWriter& json, pqxx::connection& conn, const Flags& f) {
-  in_transaction(conn, [&](pqxx::work& w) { write_webhook_list(json, w, f.get("store")); });
+  PodConnection pod = connect_to_store_pod(conn, f.get("store"));
+  in_transaction(pod.get(), [&](pqxx::work& w) { write_webhook_list(json, w, f.get("store")); });
 }
 
 void cmd_webhook_disable(JsonWriter& json, pqxx::connection& conn, const Flags& f) {
-  in_transaction(conn, [&](pqxx::work& w) {
+  PodConnection pod = webhook_pod(conn, f);
+  in_transaction(pod.get(), [&](pqxx::work& w) {
     disable_webhook(w, f.get("webhook"));
     write_webhook(json, w, f.get("webhook"));
   });
 }
 
 void cmd_webhook_enable(JsonWriter& json, pqxx::connection& conn, const Flags& f) {
-  in_transaction(conn, [&](pqxx::work& w) {
+  PodConnection pod = webhook_pod(conn, f);
+  in_transaction(pod.get(), [&](pqxx::work& w) {
     enable_webhook(w, f.get("webhook"));
     write_webhook(json, w, f.get("webhook"));
   });
 }
 
 void cmd_webhook_rotate_secret(JsonWriter& json, pqxx::connection& conn, const Flags& f) {
-  in_transaction(conn, [&](pqxx::work& w) {
+  PodConnection pod = webhook_pod(conn, f);
+  in_transaction(pod.get(), [&](pqxx::work& w) {
     std::string secret = rotate_webhook_secret(w, f.get("webhook"));
     write_webhook(json, w, f.get("webhook"), secret);
   });
@@ -158,30 +193,48 @@ void cmd_webhook_rotate_secret(JsonWriter& json, pqxx::connection& conn, const F
 void cmd_webhook_deliveries(JsonWriter& json, pqxx::connection& conn, const Flags& f) {
   long limit = f.count_or("limit", 50);
   if (limit < 1 || limit > 1000) throw UsageError("--limit must be from 1 to 1000");
-  in_transaction(conn, [&](pqxx::work& w) {
+  PodConnection pod = connect_to_store_pod(conn, f.get("store"));
+  in_transaction(pod.get(), [&](pqxx::work& w) {
     write_deliveries(json, w, f.get("store"), f.find("event"), limit, f.find("starting-after"));
   });
 }
 
-void cmd_retention(JsonWriter& json, pqxx::connection& conn, const Flags&) {
-  in_transaction(conn, [&](pqxx::work& w) { write_retention(json, w); });
+void cmd_retention(JsonWriter& json, pqxx::connection& conn, const Flags& f) {
+  PodConnection pod = connect_to_pod(conn, f.find("pod").value_or("main"));
+  in_transaction(pod.get(), [&](pqxx::work& w) { write_retention(json, w); });
 }
 
 void cmd_event_redeliver(JsonWriter& json, pqxx::connection& conn, const Flags& f) {
-  in_transaction(conn, [&](pqxx::work& w) { redeliver_event(json, w, f.get("event"), f.find("store")); });
+  auto store = f.find("store");
+  PodConnection pod = store ? connect_to_store_pod(conn, *store)
+                            : connect_to_pod_holding(conn, [&](pqxx::work& w) { return event_store(w, f.get("event")); });
+  in_transaction(pod.get(), [&](pqxx::work& w) { redeliver_event(json, w, f.get("event"), f.find("store")); });
 }
 
 void cmd_seed(JsonWriter& json, pqxx::connection& conn, const Flags& f) {
   seed::SeedSizes defaults;
   seed::SeedSizes sizes{f.count_or("orders", defaults.orders), f.count_or("products", defaults.products),
                         f.count_or("customers", defaults.customers), f.count_or("bookings", defaults.bookings)};
-  in_transaction(conn, [&](pqxx::work& w) { seed_store(json, w, f.get("store"), sizes); });
+  PodConnection pod = connect_to_store_pod(conn, f.get("store"));
+  in_transaction(pod.get(), [&](pqxx::work& w) { seed_store(json, w, f.get("store"), sizes); });
+  // The servers hear of changes on the directory (seed_store's notice went to the pod).
+  if (!pod.is_directory()) in_transaction(conn, [&](pqxx::work& w) { notify_store_changed(w, f.get("store")); });
+}
+
+void cmd_pod_add(JsonWriter& json, pqxx::connection& conn, const Flags& f) {
+  NewPod pod{f.get("name"), f.get("url"), {}};
+  if (auto list = f.find("replica-urls")) pod.replica_urls = parse_replica_urls(*list);
+  add_pod(json, conn, pod, retention_from_env());
+}
+
+void cmd_pod_list(JsonWriter& json, pqxx::connection& conn, const Flags&) {
+  in_transaction(conn, [&](pqxx::work& w) { write_pod_list(json, w); });
 }
 
 const std::vector<Command>& commands() {
   static const std::vector<Command> table = {
       {"migrate", {}, cmd_migrate},
-      {"store create", {{"name", "slug", "currency", "plan", "owner-email"}, {"locale", "url"}}, cmd_store_create},
+      {"store create", {{"name", "slug", "currency", "plan", "owner-email"}, {"locale", "url", "pod"}}, cmd_store_create},
       {"store set-plan", {{"store", "plan"}, {}}, cmd_store_set_plan, true},
       {"store set-rate-limit", {{"store", "rpm"}, {}}, cmd_store_set_rate_limit, true},
       {"store move", {{"store", "to"}, {}}, cmd_store_move},
@@ -198,7 +251,9 @@ const std::vector<Command>& commands() {
       {"webhook deliveries", {{"store"}, {"event", "limit", "starting-after"}}, cmd_webhook_deliveries},
       {"event redeliver", {{"event"}, {"store"}}, cmd_event_redeliver},
       {"seed", {{"store"}, {"orders", "products", "customers", "bookings"}}, cmd_seed, true},
-      {"retention", {}, cmd_retention},
+      {"retention", {{}, {"pod"}}, cmd_retention},
+      {"pod add", {{"name", "url"}, {"replica-urls"}}, cmd_pod_add},
+      {"pod list", {}, cmd_pod_list},
   };
   return table;
 }

@@ -14,13 +14,13 @@ namespace storeapi::admin {
 namespace {
 
 // Whether libpq's own parser finds a password in `conninfo` (URL or key=value form).
-bool has_password(const std::string& conninfo) {
+bool has_password(const std::string& conninfo, const std::string& flag) {
   char* parse_error = nullptr;
   std::unique_ptr<PQconninfoOption, void (*)(PQconninfoOption*)> options(
       PQconninfoParse(conninfo.c_str(), &parse_error), &PQconninfoFree);
   // libpq's message may quote the text, password and all: it is not repeated.
   if (parse_error) PQfreemem(parse_error);
-  if (!options) throw UsageError("--database-url is not a libpq connection string or URL");
+  if (!options) throw UsageError(flag + " is not a libpq connection string or URL");
   for (const PQconninfoOption* o = options.get(); o->keyword; ++o)
     if (std::string_view(o->keyword) == "password" && o->val && *o->val) return true;
   return false;
@@ -35,13 +35,16 @@ bool libpq_environment_names_a_database() {
 
 }  // namespace
 
+void refuse_password(const std::string& url, const std::string& flag, const std::string& elsewhere) {
+  // A command line is readable by every local user (/proc/PID/cmdline, ps).
+  if (has_password(url, flag))
+    throw UsageError(flag + " must not carry a password (every local user can read a command line): put it in " +
+                     elsewhere + "a password file (PGPASSFILE, ~/.pgpass) or a service file (PGSERVICE)");
+}
+
 std::string database_url(const std::optional<std::string>& flag) {
   if (flag) {
-    // A command line is readable by every local user (/proc/PID/cmdline, ps).
-    if (has_password(*flag))
-      throw UsageError("--database-url must not carry a password (every local user can read a command line): "
-                       "put it in STOREAPI_DATABASE_URL, a password file (PGPASSFILE, ~/.pgpass) or a service "
-                       "file (PGSERVICE)");
+    refuse_password(*flag, "--database-url", "STOREAPI_DATABASE_URL, ");
     return *flag;
   }
   if (const char* env = std::getenv("STOREAPI_DATABASE_URL"); env && *env) return env;

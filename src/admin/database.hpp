@@ -16,6 +16,11 @@ namespace storeapi::admin {
 // files). Throws UsageError when none of these is set.
 std::string database_url(const std::optional<std::string>& flag);
 
+// UsageError when the libpq URL or connection string `url`, given as `flag`, carries a
+// password (or is not one); the message names where a password goes instead: `elsewhere`
+// (e.g. "STOREAPI_DATABASE_URL, "), then the password and service files.
+void refuse_password(const std::string& url, const std::string& flag, const std::string& elsewhere = "");
+
 // A connection whose session time zone is UTC, so timestamps read back as "...+00".
 // (pqxx 6 connections cannot be moved, hence the pointer.)
 std::unique_ptr<pqxx::connection> connect(const std::string& url);

@@ -27,7 +27,7 @@ std::map<std::string, std::string> recorded(pqxx::work& work, const std::string&
 
 }  // namespace
 
-MigrationReport migrate(pqxx::connection& conn, const Retention& retention) {
+MigrationReport migrate(pqxx::connection_base& conn, const Retention& retention) {
   pqxx::work work(conn);
   work.exec("set local client_min_messages = warning");
   work.exec("select pg_advisory_xact_lock(" + std::to_string(kMigrationLock) + ")");
@@ -67,6 +67,12 @@ MigrationReport migrate(pqxx::connection& conn, const Retention& retention) {
                    static_cast<double>(retention.partition.count()), static_cast<double>(retention.ahead().count()));
   work.commit();
   return report;
+}
+
+void write_migrations(JsonWriter& json, const MigrationReport& report) {
+  json.key("applied").begin_array();
+  for (const auto& name : report.applied) json.value(name);
+  json.end_array().field("current", report.current);
 }
 
 }  // namespace storeapi::admin

@@ -1,5 +1,6 @@
 #pragma once
 // The sql/ migrations, embedded at build time, and applying them.
+#include "admin/json.hpp"
 #include "common/retention.hpp"
 
 #include <pqxx/pqxx>
@@ -34,6 +35,9 @@ struct MigrationReport {
 // (CommandError): migrations are append-only; repeatable files are edited in place.
 // Last, the outbox's time slots are created ahead of now with `retention`'s width (the
 // dispatcher keeps them ahead from then on), so the writes have partitions to go to.
-MigrationReport migrate(pqxx::connection& conn, const Retention& retention = {});
+MigrationReport migrate(pqxx::connection_base& conn, const Retention& retention = {});
+
+// The report's fields, "applied" and "current", into the object being written.
+void write_migrations(JsonWriter& json, const MigrationReport& report);
 
 }  // namespace storeapi::admin

@@ -1,6 +1,7 @@
 #include "admin/seed.hpp"
 
 #include "admin/errors.hpp"
+#include "admin/pod_connection.hpp"
 #include "admin/progress.hpp"
 #include "admin/seed_generator.hpp"
 #include "admin/seed_writer.hpp"
@@ -13,6 +14,7 @@ namespace storeapi::admin {
 void seed_store(JsonWriter& json, pqxx::work& work, const std::string& store_id, const seed::SeedSizes& sizes) {
   auto started = std::chrono::steady_clock::now();
   require_store(work, store_id, true);  // two seeds of one store wait for each other
+  claim_store_write(work, store_id);
   auto store = work.exec_params1(
       "select currency, locale,"
       " exists (select 1 from categories where store_id = $1)"

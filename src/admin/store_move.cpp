@@ -7,6 +7,7 @@
 #include "admin/move_fences.hpp"
 #include "admin/move_replication.hpp"
 #include "admin/move_tables.hpp"
+#include "admin/pod_connection.hpp"
 #include "admin/stores.hpp"
 #include "common/uuid.hpp"
 
@@ -68,12 +69,16 @@ struct Pod {
   std::unique_ptr<pqxx::connection> conn;
 };
 
+// A pod of the move on a connection of its own (main's too: the mover keeps the
+// directory's connection for the record, the lock and the flip).
 Pod open_pod(pqxx::connection& directory, const std::string& directory_url, const std::string& name) {
-  pqxx::nontransaction work(directory);
-  auto r = work.exec_params("select url from pods where name = $1", name);
-  if (r.empty()) throw CommandError("no pod named '" + name + "'");
-  std::string url = r[0][0].is_null() ? directory_url : r[0][0].c_str();
-  return {name, url, connect(url)};
+  std::optional<std::string> url;
+  {
+    pqxx::nontransaction work(directory);
+    url = pod_url(work, name);
+  }
+  std::string conninfo = url.value_or(directory_url);
+  return {name, conninfo, connect(conninfo)};
 }
 
 struct Placement {

@@ -3,6 +3,7 @@
 #include "admin/access.hpp"
 #include "admin/database.hpp"
 #include "admin/errors.hpp"
+#include "admin/pod_connection.hpp"
 #include "admin/staff.hpp"
 #include "admin/validate.hpp"
 #include "common/uuid.hpp"
@@ -28,10 +29,15 @@ std::string create_store(pqxx::work& work, const NewStore& s) {
 
   if (!work.exec_params("select 1 from stores where slug = $1", s.slug).empty())
     throw CommandError("a store with slug '" + s.slug + "' already exists");
+  // An unknown pod is refused before anything is written.
+  if (s.pod != "main") pod_url(work, s.pod);
   auto row = work.exec_params1(
       "insert into stores (name, slug, url, currency, locale, plan, owner_email)"
       " values ($1, $2, $3, $4, $5, $6, $7) returning id",
       s.name, s.slug, url, s.currency, s.locale, s.plan, s.owner_email);
+  // Main is the column's default, left to it so that a database migrated before pods
+  // takes stores too (the tests of `migrate` fill one).
+  if (s.pod != "main") work.exec_params("update stores set pod = $2 where id = $1", row[0].c_str(), s.pod);
   std::string id = row[0].c_str();
   AccessLevels all{};
   all.fill(Level::write);
@@ -65,7 +71,7 @@ void write_store(JsonWriter& json, pqxx::work& work, const std::string& store_id
   auto r = work.exec_params1(
       "select s.id, s.name, s.slug, s.url, s.currency, s.locale, s.plan, s.rate_limit_rpm,"
       " coalesce(s.rate_limit_rpm, (api.plan_limits(s.plan)).rpm), s.owner_email,"
-      " (select id from staff_members where store_id = s.id and is_owner), s.created_at, s.updated_at"
+      " (select id from staff_members where store_id = s.id and is_owner), s.created_at, s.updated_at, s.pod"
       " from stores s where s.id = $1",
       store_id);
   json.begin_object()
@@ -83,6 +89,7 @@ void write_store(JsonWriter& json, pqxx::work& work, const std::string& store_id
       .field("owner_staff_id", r[10].c_str())
       .field("created_at", timestamp(r[11]))
       .field("updated_at", timestamp(r[12]))
+      .field("pod", r[13].c_str())
       .end_object();
 }
 

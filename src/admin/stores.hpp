@@ -17,11 +17,12 @@ struct NewStore {
   std::string owner_email;
   std::string locale = "en";
   std::optional<std::string> url;  // default https://<slug>.example.com
+  std::string pod = "main";         // where its data lives (admin/pods.hpp)
 };
 
 // Validates, inserts the store and its owner (write access on every resource) and
 // returns the store id. Throws UsageError on malformed values and CommandError when the
-// slug is taken.
+// slug is taken or the pod unknown. The pod's copies: admin/store_copies.hpp.
 std::string create_store(pqxx::work& work, const NewStore& store);
 
 // CommandError when there is no such store (a malformed id included). `for_update`

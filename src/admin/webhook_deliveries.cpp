@@ -2,6 +2,7 @@
 
 #include "admin/database.hpp"
 #include "admin/errors.hpp"
+#include "admin/pod_connection.hpp"
 #include "admin/retention.hpp"
 #include "admin/stores.hpp"
 #include "common/uuid.hpp"
@@ -108,6 +109,18 @@ void write_deliveries(JsonWriter& json, pqxx::work& work, const std::string& sto
   json.end_array().field("has_more", has_more).end_object();
 }
 
+std::optional<std::string> event_store(pqxx::work& work, const std::string& event) {
+  std::string id;
+  try {
+    id = event_uuid(event);
+  } catch (const CommandError&) {
+    return std::nullopt;
+  }
+  auto rows = work.exec_params("select store_id from events where id = $1", id);
+  if (rows.empty()) return std::nullopt;
+  return rows[0][0].c_str();
+}
+
 void redeliver_event(JsonWriter& json, pqxx::work& work, const std::string& event,
                      const std::optional<std::string>& store_id) {
   std::string id = event_uuid(event);
@@ -127,6 +140,7 @@ void redeliver_event(JsonWriter& json, pqxx::work& work, const std::string& even
                        ") and can no longer be redelivered");
   std::string store = found[0][0].c_str();
   std::string created_at = found[0][1].c_str();
+  claim_store_write(work, store);
 
   // The endpoints that would receive the event now, each with its delivery (existing or new).
   auto deliveries = work.exec_params(

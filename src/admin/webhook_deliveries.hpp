@@ -18,6 +18,10 @@ void write_deliveries(JsonWriter& json, pqxx::work& work, const std::string& sto
                       const std::optional<std::string>& event, long limit,
                       const std::optional<std::string>& starting_after);
 
+// The store of the event ("evt_<32 hex>" or its uuid); nullopt when this database has no
+// such event.
+std::optional<std::string> event_store(pqxx::work& work, const std::string& event);
+
 // Queues the event again for every enabled endpoint of its store that subscribes to its
 // type: an existing delivery goes back to pending with a fresh retry schedule (whatever
 // its state), a missing one is created; then the dispatchers are woken. `store_id`

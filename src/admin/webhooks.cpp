@@ -2,6 +2,7 @@
 
 #include "admin/database.hpp"
 #include "admin/errors.hpp"
+#include "admin/pod_connection.hpp"
 #include "admin/stores.hpp"
 #include "admin/validate.hpp"
 #include "admin/webhook_destination.hpp"
@@ -74,10 +75,18 @@ std::pair<std::string, bool> lock_webhook(pqxx::work& work, const std::string& w
   if (!is_uuid(webhook_id)) throw CommandError(unknown);
   auto rows = work.exec_params("select store_id, enabled from webhook_endpoints where id = $1 for update", webhook_id);
   if (rows.empty()) throw CommandError(unknown);
+  claim_store_write(work, rows[0][0].c_str());
   return {rows[0][0].c_str(), rows[0][1].as<bool>()};
 }
 
 }  // namespace
+
+std::optional<std::string> webhook_store(pqxx::work& work, const std::string& webhook_id) {
+  if (!is_uuid(webhook_id)) return std::nullopt;
+  auto rows = work.exec_params("select store_id from webhook_endpoints where id = $1", webhook_id);
+  if (rows.empty()) return std::nullopt;
+  return rows[0][0].c_str();
+}
 
 NewWebhook add_webhook(pqxx::work& work, const std::string& store_id, const std::string& url,
                        const std::optional<std::string>& events, const net::DestinationPolicy& destinations) {
@@ -86,6 +95,7 @@ NewWebhook add_webhook(pqxx::work& work, const std::string& store_id, const std:
   std::optional<std::string> types;
   if (events) types = text_array_literal(parse_event_types(*events));
   require_store(work, store_id);
+  claim_store_write(work, store_id);
   std::string secret = new_secret();
   auto row = work.exec_params1(
       "insert into webhook_endpoints (store_id, url, secret, events) values ($1, $2, $3, $4::text[])"

@@ -23,6 +23,9 @@ struct NewWebhook {
 NewWebhook add_webhook(pqxx::work& work, const std::string& store_id, const std::string& url,
                        const std::optional<std::string>& events, const net::DestinationPolicy& destinations);
 
+// The store of the endpoint; nullopt when this database has no such endpoint.
+std::optional<std::string> webhook_store(pqxx::work& work, const std::string& webhook_id);
+
 // The endpoint as the admin tool prints it; `secret` is added when given (add, rotate).
 void write_webhook(JsonWriter& json, pqxx::work& work, const std::string& webhook_id,
                    const std::string& secret = "");

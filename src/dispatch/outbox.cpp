@@ -12,7 +12,7 @@ namespace {
 constexpr const char* kFanOut = R"SQL(
 with batch as (
   select store_id, id, type, created_at from events
-   where fanned_out_at is null
+   where fanned_out_at is null and not api.dispatch_paused(store_id)
    order by created_at
    limit $1
    for update skip locked
@@ -32,7 +32,7 @@ update events e set fanned_out_at = api.now_ms()
 constexpr const char* kClaimDeliveries = R"SQL(
 with due as (
   select store_id, id, event_created_at, attempts, updated_at from webhook_deliveries
-   where status = 'pending' and next_attempt_at <= now()
+   where status = 'pending' and next_attempt_at <= now() and not api.dispatch_paused(store_id)
    order by next_attempt_at
    limit $1
    for update skip locked
@@ -66,7 +66,7 @@ select c.store_id, c.id, 'evt_' || replace(c.event_id::text, '-', ''), w.url, w.
 constexpr const char* kClaimNotifications = R"SQL(
 with due as (
   select store_id, id, created_at from notifications
-   where status = 'pending' and next_attempt_at <= now()
+   where status = 'pending' and next_attempt_at <= now() and not api.dispatch_paused(store_id)
    order by next_attempt_at
    limit $1
    for update skip locked
@@ -108,9 +108,11 @@ update notifications n
 
 constexpr const char* kNextDue = R"SQL(
 select floor(extract(epoch from least(
-         (select min(created_at) from events where fanned_out_at is null),
-         (select min(next_attempt_at) from webhook_deliveries where status = 'pending'),
-         case when $1 then (select min(next_attempt_at) from notifications where status = 'pending') end)
+         (select min(created_at) from events where fanned_out_at is null and not api.dispatch_paused(store_id)),
+         (select min(next_attempt_at) from webhook_deliveries
+           where status = 'pending' and not api.dispatch_paused(store_id)),
+         case when $1 then (select min(next_attempt_at) from notifications
+                             where status = 'pending' and not api.dispatch_paused(store_id)) end)
        - now()) * 1000)::bigint
 )SQL";
 

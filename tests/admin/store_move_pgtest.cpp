@@ -105,12 +105,8 @@ class StoreMoveTest : public ::testing::Test {
     second_cluster_ = std::make_unique<ThrowawayCluster>();
     directory_ = std::make_unique<TestDatabase>(TestDatabase::Schema::migrated, main_cluster_->url());
     second_ = std::make_unique<TestDatabase>(TestDatabase::Schema::empty, second_cluster_->url());
-    CliResult migrated = run_admin({"migrate"}, second_->url());
-    ASSERT_EQ(migrated.exit_code, 0) << migrated.err;
-    auto conn = test_connection(*directory_);
-    pqxx::work work(*conn);
-    work.exec_params("insert into pods (name, url) values ('second', $1)", second_->url());
-    work.commit();
+    CliResult added = run_admin({"pod", "add", "--name", "second", "--url", second_->url()}, directory_->url());
+    ASSERT_EQ(added.exit_code, 0) << added.err;
   }
   static void TearDownTestSuite() {
     second_.reset();

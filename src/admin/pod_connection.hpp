@@ -1,0 +1,63 @@
+#pragma once
+// Reaching the pod that holds a store's data (docs/DECISIONS.md, "Pods"). The directory
+// (the database the tool connects to) says where each store is; a command on a store's
+// data runs on that pod, and one on directory data (stores, staff, keys) stays on the
+// directory. The pod `main` is the directory's own database.
+#include <pqxx/pqxx>
+
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace storeapi::admin {
+
+// A connection to one pod: its own, or the directory's when the pod is main.
+class PodConnection {
+ public:
+  explicit PodConnection(pqxx::connection_base& directory) : conn_(&directory) {}
+  PodConnection(std::string name, std::unique_ptr<pqxx::connection> own)
+      : name_(std::move(name)), own_(std::move(own)), conn_(own_.get()) {}
+
+  pqxx::connection_base& get() { return *conn_; }
+  const std::string& name() const { return name_; }
+  bool is_directory() const { return !own_; }
+
+ private:
+  std::string name_ = "main";
+  std::unique_ptr<pqxx::connection> own_;
+  pqxx::connection_base* conn_;
+};
+
+// The pods' names, main first.
+std::vector<std::string> pod_names(pqxx::connection_base& directory);
+
+// The pod's URL (nullopt for main, the directory itself); CommandError when the
+// directory has no pod by that name.
+std::optional<std::string> pod_url(pqxx::transaction_base& directory, const std::string& pod);
+
+// The pod named `pod`; CommandError when the directory has none by that name or it
+// cannot be reached. Looked up in the caller's transaction of the directory, or in one
+// of its own.
+PodConnection connect_to_pod(pqxx::transaction_base& directory, const std::string& pod);
+PodConnection connect_to_pod(pqxx::connection& directory, const std::string& pod);
+
+// The pod the directory places the store on. An unknown store (a malformed id included)
+// gets the directory, where the command then reports it as it always has.
+PodConnection connect_to_store_pod(pqxx::connection& directory, const std::string& store_id);
+
+// For a command that names a row of store data but not its store (a webhook endpoint, an
+// event): `store_of` is asked on each pod, main first, for the store holding the row, and
+// the answer's store is reached through the directory (a store being moved has its rows
+// on two pods; the directory says which one serves it). No pod holds it: the directory.
+PodConnection connect_to_pod_holding(pqxx::connection& directory,
+                                     const std::function<std::optional<std::string>(pqxx::work&)>& store_of);
+
+// Holds off a move's cut-over while the caller's transaction writes the store's data on
+// its pod, as every API write does (api.claim_idempotency_key takes the store's fence
+// lock until the commit). CommandError when the pod has fenced the store's writes: it is
+// being moved, or has left this pod; run the command again.
+void claim_store_write(pqxx::work& pod_work, const std::string& store_id);
+
+}  // namespace storeapi::admin

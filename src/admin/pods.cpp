@@ -1,0 +1,133 @@
+#include "admin/pods.hpp"
+
+#include "admin/database.hpp"
+#include "admin/errors.hpp"
+#include "admin/migrations.hpp"
+#include "admin/validate.hpp"
+
+namespace storeapi::admin {
+namespace {
+
+// What makes a database the one it is: its cluster's system identifier and its name.
+std::string identity(pqxx::transaction_base& work) {
+  return work.exec1("select (select system_identifier from pg_control_system())::text || '/' || current_database()")[0]
+      .c_str();
+}
+
+// The pod's fields, for `pod add` and `pod list` alike (one row of kPodColumns).
+constexpr const char* kPodColumns =
+    "p.name, p.url, p.replica_urls,"
+    " (select count(*) from stores s where s.pod = p.name),"
+    " (select coalesce(jsonb_agg(jsonb_build_object('id', s.id, 'slug', s.slug) order by s.slug), '[]')"
+    "    from stores s where s.pod = p.name)::text,"
+    " p.created_at";
+
+void write_pod_fields(JsonWriter& json, const pqxx::row& r) {
+  json.field("object", "pod").field("name", r[0].c_str()).field("url", optional_text(r[1]));
+  json.key("replica_urls").begin_array();
+  for (const auto& url : text_array(r[2])) json.value(url);
+  json.end_array()
+      .field("store_count", r[3].as<std::int64_t>())
+      .key("stores")
+      .raw(r[4].c_str())
+      .field("created_at", timestamp(r[5]));
+}
+
+struct PodSettings {
+  std::string wal_level;
+  std::int64_t max_replication_slots = 0;
+  std::int64_t max_wal_senders = 0;
+};
+
+}  // namespace
+
+std::vector<std::string> parse_replica_urls(const std::string& list) {
+  std::vector<std::string> urls;
+  std::size_t start = 0;
+  while (start <= list.size()) {
+    std::size_t comma = list.find(',', start);
+    std::string url = list.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    if (url.empty()) throw UsageError("--replica-urls must list URLs separated by single commas");
+    refuse_password(url, "--replica-urls");
+    urls.push_back(url);
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  return urls;
+}
+
+void add_pod(JsonWriter& json, pqxx::connection& directory, const NewPod& pod, const Retention& retention) {
+  check_matches(pod.name, "[a-z0-9]+(-[a-z0-9]+)*",
+                "--name must be lower-case letters and digits separated by single dashes, got '" + pod.name + "'");
+  if (pod.name == "main") throw CommandError("pod 'main' is the directory's own database and is always there");
+  refuse_password(pod.url, "--url");
+  std::string directory_identity;
+  {
+    pqxx::nontransaction work(directory);
+    auto known = work.exec_params("select name, url from pods where name = $1 or url = $2", pod.name, pod.url);
+    for (const auto& row : known) {
+      if (pod.name == row[0].c_str() && !row[1].is_null() && pod.url != row[1].c_str())
+        throw CommandError("pod '" + pod.name + "' exists with another URL (" + row[1].c_str() + ")");
+      if (pod.name != row[0].c_str())
+        throw CommandError(std::string("that URL is pod '") + row[0].c_str() + "' already");
+    }
+    directory_identity = identity(work);
+  }
+
+  std::unique_ptr<pqxx::connection> conn;
+  try {
+    conn = connect(pod.url);
+  } catch (const pqxx::broken_connection& e) {
+    throw CommandError("cannot reach pod '" + pod.name + "': " + e.what());
+  }
+  PodSettings settings;
+  {
+    pqxx::nontransaction work(*conn);
+    if (identity(work) == directory_identity)
+      throw CommandError("--url names the directory's own database, which is pod 'main' already");
+    if (work.exec1("select pg_is_in_recovery()")[0].as<bool>())
+      throw CommandError("--url names a standby; a pod's URL is its primary (standbys go in --replica-urls)");
+    auto r = work.exec1(
+        "select current_setting('wal_level'), current_setting('max_replication_slots')::bigint,"
+        " current_setting('max_wal_senders')::bigint");
+    settings = {r[0].c_str(), r[1].as<std::int64_t>(), r[2].as<std::int64_t>()};
+  }
+  MigrationReport migrations = migrate(*conn, retention);
+
+  pqxx::work work(directory);
+  auto created = work.exec_params1(
+      "insert into pods (name, url, replica_urls) values ($1, $2, $3::text[])"
+      " on conflict (name) do update set replica_urls = excluded.replica_urls"
+      " returning xmax = 0",
+      pod.name, pod.url, text_array_literal(pod.replica_urls));
+  work.exec_params("select pg_notify(api.config('invalidate_channel'), 'pod:' || $1)", pod.name);
+  auto row = work.exec_params1(std::string("select ") + kPodColumns + " from pods p where p.name = $1", pod.name);
+  json.begin_object();
+  write_pod_fields(json, row);
+  json.field("created", created[0].as<bool>());
+  json.key("migrations").begin_object();
+  write_migrations(json, migrations);
+  json.end_object();
+  // A move out of this pod publishes the store's tables: logical decoding, a slot and a
+  // sender for each move running at once (docs/DEPLOY.md, "Pods").
+  json.field("wal_level", settings.wal_level)
+      .field("max_replication_slots", settings.max_replication_slots)
+      .field("max_wal_senders", settings.max_wal_senders)
+      .field("can_be_moved_from", settings.wal_level == "logical" && settings.max_replication_slots > 0 &&
+                                      settings.max_wal_senders > 0)
+      .end_object();
+  work.commit();
+}
+
+void write_pod_list(JsonWriter& json, pqxx::work& directory) {
+  auto rows = directory.exec(std::string("select ") + kPodColumns + " from pods p order by p.name <> 'main', p.name");
+  json.begin_object().field("object", "list").key("data").begin_array();
+  for (const auto& row : rows) {
+    json.begin_object();
+    write_pod_fields(json, row);
+    json.end_object();
+  }
+  json.end_array().end_object();
+}
+
+}  // namespace storeapi::admin
