@@ -200,13 +200,25 @@ class StoreMoveTest : public ::testing::Test {
           30s));
   }
 
-  // A move started and held at its flip: the test kills it or lets it go on.
+  // A move started and held by a transaction of the test's on the directory (`lock`): the
+  // test kills it or lets it go on.
   struct HeldMove {
     std::unique_ptr<pqxx::connection> writer;
     std::unique_ptr<pqxx::connection> holder;
-    std::unique_ptr<pqxx::work> directory_lock;
+    std::unique_ptr<pqxx::work> lock;
     pid_t pid = 0;
   };
+
+  // Held where it makes its slot (the target's rows of the store held, nothing copied): a
+  // transaction with an id on the source, for which making a logical slot waits.
+  HeldMove start_move_held_at_slot(const std::string& store, const std::string& to) {
+    HeldMove held{nullptr, test_connection(*directory_), nullptr, 0};
+    held.lock = std::make_unique<pqxx::work>(*held.holder);
+    held.lock->exec("select txid_current()");
+    held.pid = start_move(store, to);
+    wait_blocked_at(*main_, "select pg_create_logical_replication_slot");
+    return held;
+  }
 
   // Holds the move at its fence as a write in flight would (sql/functions/30_idempotency.sql:
   // every write holds the store's fence lock shared until it commits), then, once it waits
@@ -216,11 +228,11 @@ class StoreMoveTest : public ::testing::Test {
   HeldMove start_move_held_at_flip(const std::string& store, const std::string& to) {
     HeldMove held{test_connection(*directory_), test_connection(*directory_), nullptr, 0};
     pqxx::work write_in_flight(*held.writer);
-    held.directory_lock = std::make_unique<pqxx::work>(*held.holder);
+    held.lock = std::make_unique<pqxx::work>(*held.holder);
     write_in_flight.exec_params("select pg_advisory_xact_lock_shared(api.fence_lock_class(), hashtext($1))", store);
     held.pid = start_move(store, to);
     wait_blocked_at(*main_, "select api.fence_store_writes");
-    held.directory_lock->exec("lock table stores in share mode");
+    held.lock->exec("lock table stores in share mode");
     write_in_flight.commit();
     wait_blocked_at(*main_, "update stores");
     return held;
@@ -290,19 +302,14 @@ TEST_F(StoreMoveTest, MovesEveryRowOfTheStoreAndBackLeavingOtherStoresAlone) {
 TEST_F(StoreMoveTest, KilledDuringTheCopyTheStoreStaysOnTheSourceAndTheNextRunMovesIt) {
   std::string store = seeded_store();
   Digests before = digests(*main_, store, true);
-  // A transaction holding an id on the source: making the move's slot waits for it.
-  auto holder = test_connection(*directory_);
-  pqxx::work hold(*holder);
-  hold.exec("select txid_current()");
-  pid_t pid = start_move(store, "second");
-  wait_blocked_at(*main_, "select pg_create_logical_replication_slot");
+  HeldMove held = start_move_held_at_slot(store, "second");
   // From before the copy on, the target holds the store's writes and dispatch: its
   // dispatcher must not send the copied events the source's dispatcher sends.
   EXPECT_EQ(value(*pod_, "select (writes_fenced and dispatch_paused)::text from store_fences where store_id = $1", store),
             "true");
-  kill_move(pid);
+  kill_move(held.pid);
   // The killed session makes its slot once the transaction ends: a slot left behind.
-  hold.abort();
+  held.lock->abort();
   wait_sessions_gone();
   EXPECT_EQ(value(*main_, "select count(*) from pg_replication_slots"), "1");
 
@@ -325,11 +332,7 @@ TEST_F(StoreMoveTest, KilledDuringTheCopyTheStoreStaysOnTheSourceAndTheNextRunMo
 TEST_F(StoreMoveTest, ACopyTheTargetRefusesIsUndoneAndTheStoreStaysOnTheSource) {
   std::string store = seeded_store();
   Digests before = digests(*main_, store, true);
-  auto holder = test_connection(*directory_);
-  pqxx::work hold(*holder);
-  hold.exec("select txid_current()");
-  pid_t pid = start_move(store, "second");
-  wait_blocked_at(*main_, "select pg_create_logical_replication_slot");
+  HeldMove held = start_move_held_at_slot(store, "second");
   const std::string product = value(*main_, "select row_to_json(p)::text from products p where store_id = $1 limit 1",
                                     store);
   {
@@ -339,9 +342,9 @@ TEST_F(StoreMoveTest, ACopyTheTargetRefusesIsUndoneAndTheStoreStaysOnTheSource) 
     work.exec_params("update products set id = gen_random_uuid() where store_id = $1", store);
     work.commit();
   }
-  hold.abort();
+  held.lock->abort();
   int status = 0;
-  ::waitpid(pid, &status, 0);
+  ::waitpid(held.pid, &status, 0);
   EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 1) << status;
 
   EXPECT_EQ(placement(store), "main 1");
@@ -363,7 +366,7 @@ TEST_F(StoreMoveTest, KilledAfterTheFenceAMoveToWhereItIsUndoesItAndTheNextMoves
   EXPECT_EQ(write_claim(*main_, store), "fenced");
   EXPECT_EQ(value(*pod_, "select count(*) from pg_subscription"), "0");
   kill_move(held.pid);
-  held.directory_lock->abort();
+  held.lock->abort();
   wait_sessions_gone();
   // Fenced until a move runs again: reads go on, writes wait for it.
   EXPECT_EQ(placement(store), "main 1");
@@ -397,7 +400,7 @@ TEST_F(StoreMoveTest, KilledAfterTheFlipTheNextRunFinishesTheMove) {
   auto target_holder = test_connection(*second_);
   pqxx::work hold_target(*target_holder);
   hold_target.exec_params("select from store_fences where store_id = $1 for update", store);
-  held.directory_lock->abort();
+  held.lock->abort();
   wait_blocked_at(*pod_, "insert into store_fences");
   kill_move(held.pid);
   hold_target.abort();
