@@ -6,6 +6,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "redis/endpoint.hpp"
@@ -32,6 +33,10 @@ struct Settings {
   // key creations may go unheard, so the node's set of key hashes is no answer
   // (auth/known_keys.hpp). Empty: always.
   std::function<bool()> invalidations_listening;
+  // Applies an invalidation payload on every core of this process, as if heard on the
+  // channel but unconfirmed: a core's fenced write forgets its store everywhere
+  // (docs/DECISIONS.md, "Pods"). Empty: on the calling core only.
+  std::function<void(std::string_view payload)> invalidate_cores;
 };
 
 }  // namespace storeapi::api

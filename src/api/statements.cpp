@@ -7,9 +7,11 @@
 #include "api/writes/idempotency.hpp"
 #include "api/writes/write_statements.hpp"
 #include "api/routing/endpoints.hpp"
+#include "api/routing/pods.hpp"
 #include "auth/authenticator.hpp"
 #include "auth/invalidation.hpp"
 #include "auth/key_set_coordinator.hpp"
+#include "db/pod_addresses.hpp"
 #include "db/standbys.hpp"
 
 namespace storeapi::api {
@@ -32,6 +34,8 @@ std::span<const db::Statement> statements() {
         kCursorSecret,
         db::kReplayPosition,
         db::kWalInsertPosition,
+        db::kPodAddresses,
+        kStorePlacement,
     };
     for (const ResourceReads* reads : {&order_reads(), &booking_reads(), &product_reads(), &customer_reads()}) {
       const auto read_statements = reads->statements().all();

@@ -22,6 +22,7 @@
 #include "metrics/stage_timing.hpp"
 #include "db/channels.hpp"
 #include "db/listener.hpp"
+#include "db/pod_addresses.hpp"
 #include "db/standby_probe.hpp"
 #include "db/write_positions.hpp"
 #include "redis/probe.hpp"
@@ -140,6 +141,7 @@ api::Settings api_settings_of(const app::Config& config) {
       .replica_poll = config.replica_poll,
       .key_cache_size = config.key_cache_size,
       .invalidations_listening = {},
+      .invalidate_cores = {},
   };
 }
 
@@ -194,9 +196,11 @@ int serve(const app::Config& config) {
 
   const http::ServerOptions server_options = server_options_of(config);
   metrics::Registry& registry = register_metrics(config);
-  api::Settings api_settings = api_settings_of(config);  // invalidations_listening: set below, with the listener
+  // invalidations_listening and invalidate_cores: set below, with the listener and the cores
+  api::Settings api_settings = api_settings_of(config);
   auth::RateLimiter rate_limiter;  // shared by every core: the limit is per store, exact
   db::WritePositions write_positions;  // likewise: a write on one core, a read on another
+  db::PodAddressBook pod_book;         // the directory's pods: read by one core, used by all
   std::vector<CoreState> cores_state(config.threads);
   std::unique_ptr<runtime::Cores> cores;
   // Published once the cores run; read by the scraping thread.
@@ -223,6 +227,11 @@ int serve(const app::Config& config) {
     cores_state[0].application->key_set_heard(payload);
   });
   api_settings.invalidations_listening = [&listener] { return listener.listening(); };
+  api_settings.invalidate_cores = [&cores, &cores_state](std::string_view payload) {
+    cores->post_all([&cores_state, p = std::string(payload)](runtime::Reactor& r) {
+      cores_state[r.index()].application->invalidate(p);
+    });
+  };
   const auth::KeySetCoordinator::Publish publish_key_set = [&cores, &cores_state](auth::SharedKeyPrefixes shared,
                                                                                    bool complete) {
     cores->post_all([&cores_state, shared = std::move(shared), complete](runtime::Reactor& r) {
@@ -255,7 +264,7 @@ int serve(const app::Config& config) {
       CoreState& state = cores_state[reactor.index()];
       state.listen_fd = reactor.index() == 0 ? first_listener : runtime::bind_tcp(bound);
       state.application = std::make_unique<api::Application>(api_settings, rate_limiter, write_positions,
-                                                            reactor.index() == 0);
+                                                            pod_book, reactor.index() == 0);
       if (reactor.index() == 0) state.application->coordinate_key_set(publish_key_set);
       state.application->start();
       http::ServerOptions options = server_options;

@@ -49,7 +49,7 @@ const db::Statement kKeyByHash{
     "select k.id, k.store_id, k.name as key_name, k.prefix as key_prefix, array_to_string(k.scopes, ',') as scopes,"
     "       (extract(epoch from k.expires_at) * 1000000)::int8 as expires_at_us,"
     "       k.revoked_at is not null as revoked, s.name as store_name, s.slug, s.url, s.currency, s.locale, s.plan,"
-    "       coalesce(s.rate_limit_rpm, (api.plan_limits(s.plan)).rpm) as rate_per_minute"
+    "       coalesce(s.rate_limit_rpm, (api.plan_limits(s.plan)).rpm) as rate_per_minute, s.pod, s.placement_epoch"
     "  from api_keys k join stores s on s.id = k.store_id"
     " where k.key_hash = $1",
     kKeyByHashParams, KeyByHash::columns};
@@ -105,6 +105,8 @@ runtime::task<Authenticator::Lookup> Authenticator::load(const crypto::Sha256& h
   record.revoked = row.revoked();
   record.plan_allows_api = row.plan() != "free";
   record.rate_per_minute = row.rate_per_minute();
+  record.pod = row.pod();
+  record.placement_epoch = row.placement_epoch();
   record.store_body = std::make_shared<const std::string>(render_store_body({
       .store_id = row.store_id(),
       .name = row.store_name(),
@@ -178,12 +180,15 @@ runtime::task<AuthResult> Authenticator::authenticate(std::optional<std::string_
     key->key_id.write(result.caller.key_id_text.data());
     result.caller.scopes = key->scopes;
     result.caller.store_body = key->store_body;
+    result.caller.pod = key->pod;
+    result.caller.placement_epoch = key->placement_epoch;
     // Process-wide, so it outlives the cache entry across the fleet limiter's suspension.
     metrics::Counter* rate_limited = key->rate_limited;
     if (fleet_) {
       std::shared_ptr<RateBucket> own_bucket = key->bucket;
       const std::int64_t per_minute = key->rate_per_minute;
-      std::optional<FleetAdmission> fleet = co_await fleet_->admit(result.caller.store(), per_minute);
+      std::optional<FleetAdmission> fleet =
+          co_await fleet_->admit(result.caller.store(), result.caller.placement_epoch, per_minute);
       // Redis unreachable (docs/DECISIONS.md "Fleet"): the node's own bucket decides.
       result.caller.rate = fleet ? fleet->rate : own_bucket->acquire(monotonic_ns(), per_minute);
       if (fleet) result.caller.last_write_lsn = fleet->last_write_lsn;
@@ -196,6 +201,23 @@ runtime::task<AuthResult> Authenticator::authenticate(std::optional<std::string_
     }
   }
   co_return result;
+}
+
+runtime::task<bool> Authenticator::relocate(std::optional<std::string_view> authorization, Caller& caller) {
+  std::string_view token;
+  if (bearer_token(authorization.value_or(std::string_view{}), authorization.has_value(), token) ==
+          BearerStatus::missing ||
+      !is_well_formed_key(token))
+    co_return false;
+  const crypto::Sha256 hash = crypto::sha256(token);
+  const Lookup lookup = co_await load(hash);
+  const KeyRecord* key = lookup.key;
+  if (!key || key->revoked || key->store_id != caller.store_id) co_return false;
+  // A position learned under another placement is of another pod's WAL.
+  if (key->placement_epoch != caller.placement_epoch) caller.last_write_lsn.reset();
+  caller.pod = key->pod;
+  caller.placement_epoch = key->placement_epoch;
+  co_return true;
 }
 
 }  // namespace storeapi::auth

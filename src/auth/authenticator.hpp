@@ -47,8 +47,14 @@ struct Caller {
   std::array<char, 36> key_id_text{};
   ScopeSet scopes;
   RateDecision rate{};
-  // Fleet mode: the store's last write position as Redis had it when this request was
-  // admitted (api/routing/read_router.hpp); nullopt when unknown (none recorded, Redis down).
+  // Where the store's data lives (docs/DECISIONS.md, "Pods"): its pod's name and the
+  // placement's epoch, which every move raises. A fenced write's retry updates them
+  // (Authenticator::relocate).
+  std::string pod;
+  std::int64_t placement_epoch = 0;
+  // Fleet mode: the store's last write position under this placement epoch as Redis had
+  // it when this request was admitted (api/routing/read_router.hpp); nullopt when unknown
+  // (none recorded, Redis down).
   std::optional<std::uint64_t> last_write_lsn;
   std::shared_ptr<const std::string> store_body;
 
@@ -64,12 +70,13 @@ struct AuthResult {
 };
 
 // The statement the authenticator needs prepared on every pooled connection: the key by
-// its hash ($1, hex), with its store. Its columns, in the order its SQL selects them:
+// its hash ($1, hex), with its store and the store's placement (pod, epoch). Its columns,
+// in the order its SQL selects them:
 #define STOREAPI_KEY_BY_HASH_COLUMNS(X)                                                        \
   X(id, uuid) X(store_id, uuid) X(key_name, text) X(key_prefix, text) X(scopes, text)           \
   X(expires_at_us, int8) /* epoch microseconds, null: never */ X(revoked, boolean)              \
   X(store_name, text) X(slug, text) X(url, text) X(currency, text) X(locale, text) X(plan, text) \
-  X(rate_per_minute, int4)
+  X(rate_per_minute, int4) X(pod, text) X(placement_epoch, int8)
 STOREAPI_DB_ROW(KeyByHash, STOREAPI_KEY_BY_HASH_COLUMNS);
 extern const db::Statement kKeyByHash;
 
@@ -90,6 +97,11 @@ class Authenticator {
   // `authorization`: the request's Authorization header, nullopt when it has none. Read
   // before the first suspension only, so the view need not outlive the call.
   runtime::task<AuthResult> authenticate(std::optional<std::string_view> authorization);
+
+  // Looks the caller's key up again in the directory, past this core's cache, and updates
+  // the caller's placement: for a write its pod refused (fenced), whose store may have
+  // moved. False when the key could not be looked up or no longer authenticates.
+  runtime::task<bool> relocate(std::optional<std::string_view> authorization, Caller& caller);
 
  private:
   // A database lookup's result: the cached key (nullptr when unknown, or when the

@@ -65,10 +65,15 @@ run(false)
 return replies
 )lua";
 
-void append_key(std::string& out, FleetKey key, std::string_view store_id) {
+void append_key(std::string& out, FleetKey key, std::string_view store_id, std::int64_t epoch) {
   out += "storeapi:{";
   out += store_id;
   out += key == FleetKey::rate ? "}:rate" : "}:lsn";
+  if (key == FleetKey::write_position && epoch != kFirstPlacementEpoch) {
+    char text[24];
+    out += ':';
+    out.append(text, std::to_chars(text, text + sizeof text, epoch).ptr);
+  }
 }
 
 RateDecision decision_in_run(std::int64_t offset_us, std::int64_t per_minute, std::int64_t nth) noexcept {
@@ -114,6 +119,7 @@ struct FleetBatch::Batch {
   struct Entry {
     char kind;  // 'L', 'P' or 'R' (kFleetBatchScript)
     std::size_t store_offset, store_size;
+    std::int64_t epoch;  // the store's placement epoch: P, R
     std::int64_t per_minute = 0;  // L, P
     std::int64_t count = 0;       // L, P
     std::uint64_t position = 0;   // R
@@ -125,11 +131,14 @@ struct FleetBatch::Batch {
 
   std::string_view store(const Entry& e) const { return {stores.data() + e.store_offset, e.store_size}; }
 
-  // The entry of `store` with `per_minute` of `kind`, made if the batch has none yet.
-  std::size_t entry(char kind, std::string_view store_id, std::int64_t per_minute) {
+  // The entry of `store` (under `epoch`) with `per_minute` of `kind`, made if the batch
+  // has none yet.
+  std::size_t entry(char kind, std::string_view store_id, std::int64_t epoch, std::int64_t per_minute) {
     for (std::size_t i = entries.size(); i-- > 0;)
-      if (entries[i].kind == kind && entries[i].per_minute == per_minute && store(entries[i]) == store_id) return i;
-    entries.push_back({kind, stores.size(), store_id.size(), per_minute});
+      if (entries[i].kind == kind && entries[i].per_minute == per_minute && entries[i].epoch == epoch &&
+          store(entries[i]) == store_id)
+        return i;
+    entries.push_back({kind, stores.size(), store_id.size(), epoch, per_minute});
     stores += store_id;
     return entries.size() - 1;
   }
@@ -165,7 +174,7 @@ struct FleetBatch::Batch {
         put(arg_pieces, [&] { number(e.count); });
         put(key_pieces, [&] { append_key(wire, FleetKey::rate, store(e)); });
       }
-      if (e.kind != 'L') put(key_pieces, [&] { append_key(wire, FleetKey::write_position, store(e)); });
+      if (e.kind != 'L') put(key_pieces, [&] { append_key(wire, FleetKey::write_position, store(e), e.epoch); });
     }
     // Views only now: `wire` no longer grows.
     for (const Piece& p : key_pieces) keys.emplace_back(wire.data() + p.offset, p.size);
@@ -220,20 +229,22 @@ void FleetBatch::on_iteration_end(runtime::IterationEnd* hook) {
   if (self.filling_ && !self.in_flight_) runtime::spawn(self.send(std::move(self.filling_)));
 }
 
-runtime::task<std::optional<FleetAdmission>> FleetBatch::admit(std::string_view store_id, std::int64_t per_minute) {
+runtime::task<std::optional<FleetAdmission>> FleetBatch::admit(std::string_view store_id, std::int64_t epoch,
+                                                               std::int64_t per_minute) {
   Call call;
   Batch& batch = filling(call);
-  call.entry = batch.entry(with_positions_ ? 'P' : 'L', store_id, per_minute);
+  // Without positions the epoch plays no part: one entry per store and limit.
+  call.entry = batch.entry(with_positions_ ? 'P' : 'L', store_id, with_positions_ ? epoch : 0, per_minute);
   call.nth = batch.entries[call.entry].count++;
   co_await Suspend{call};
   co_return std::move(call.admission);
 }
 
-runtime::task<bool> FleetBatch::record_position(std::string_view store_id, std::uint64_t lsn) {
+runtime::task<bool> FleetBatch::record_position(std::string_view store_id, std::int64_t epoch, std::uint64_t lsn) {
   Call call;
   Batch& batch = filling(call);
   call.entry = batch.entries.size();
-  batch.entries.push_back({'R', batch.stores.size(), store_id.size()});
+  batch.entries.push_back({'R', batch.stores.size(), store_id.size(), epoch});
   batch.entries.back().position = lsn;
   batch.stores += store_id;
   co_await Suspend{call};

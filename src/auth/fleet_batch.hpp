@@ -40,9 +40,14 @@ extern const char* const kFleetBatchScript;
 
 // The keys of a store in Redis. Both carry the store id as their Redis Cluster hash tag
 // (`storeapi:{<store>}:rate`, `storeapi:{<store>}:lsn`), so that one store's entries
-// touch a single slot.
+// touch a single slot. The write position is a position in one pod's WAL, so it is kept
+// per placement epoch (docs/DECISIONS.md, "Pods"): `storeapi:{<store>}:lsn:<epoch>`, the
+// first epoch's without the suffix (the key nodes used before pods, which a rolling
+// upgrade's older nodes still read and write).
 enum class FleetKey { rate, write_position };
-void append_key(std::string& out, FleetKey key, std::string_view store_id);
+inline constexpr std::int64_t kFirstPlacementEpoch = 1;
+void append_key(std::string& out, FleetKey key, std::string_view store_id,
+                std::int64_t epoch = kFirstPlacementEpoch);
 
 // Gcra::decide in microseconds, the script's unit, for the `nth` (from 0) of a run of
 // requests of one store arriving at the same instant, its bucket `offset_us` ahead of that
@@ -78,11 +83,14 @@ class FleetBatch {
   // The connection is up: a call now is likely to be answered.
   bool up() const noexcept { return redis_.up(); }
 
-  // The store's decision and write position, or nullopt when Redis could not give one
-  // (the caller falls back to the node's own bucket). On the core's reactor.
-  runtime::task<std::optional<FleetAdmission>> admit(std::string_view store_id, std::int64_t per_minute);
-  // Raises the store's recorded write position to `lsn`; false when Redis did not answer.
-  runtime::task<bool> record_position(std::string_view store_id, std::uint64_t lsn);
+  // The store's decision and write position under placement `epoch`, or nullopt when
+  // Redis could not give one (the caller falls back to the node's own bucket). On the
+  // core's reactor.
+  runtime::task<std::optional<FleetAdmission>> admit(std::string_view store_id, std::int64_t epoch,
+                                                     std::int64_t per_minute);
+  // Raises the store's recorded write position under placement `epoch` to `lsn`; false
+  // when Redis did not answer.
+  runtime::task<bool> record_position(std::string_view store_id, std::int64_t epoch, std::uint64_t lsn);
 
  private:
   struct Call;

@@ -30,6 +30,10 @@ struct KeyRecord {
   bool revoked = false;
   bool plan_allows_api = false;
   std::int64_t rate_per_minute = 0;
+  // The store's pod and placement epoch (auth::Caller): dropped with the store's keys on
+  // the `store:<id>` invalidation a move announces.
+  std::string pod;
+  std::int64_t placement_epoch = 0;
   // The whole GET /v1/store answer for this key, rendered once; shared with the requests
   // that still use it when the entry is invalidated.
   std::shared_ptr<const std::string> store_body;

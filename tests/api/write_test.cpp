@@ -68,11 +68,20 @@ class RunWrite : public ::testing::Test {
 
   db::Pool pool_{db::PoolOptions{}, statements()};  // never started: every unit is refused
   json::BodyParser body_parser_;
-  ReadRouter read_router_{pool_, nullptr, nullptr, nullptr};  // no standbys: the primary
-  DispatcherWake dispatcher_wake_{pool_};
+  db::PodAddressBook pod_book_;
+  Pods pods_{pool_, nullptr, pod_book_, std::chrono::milliseconds(10)};  // main only, no standbys
+  ReadRouter read_router_{pods_, nullptr, nullptr};
+  auth::KeyCache keys_;
+  auth::RateLimiter limiter_;
+  auth::Authenticator authenticator_{pool_, keys_, limiter_};
+  std::function<void(std::string_view)> forget_store_ = [](std::string_view) {};
   std::string cursor_secret_;
-  Services services_{pool_, read_router_, body_parser_, dispatcher_wake_, cursor_secret_};
-  auth::Caller caller_;
+  Services services_{pods_, read_router_, body_parser_, authenticator_, forget_store_, cursor_secret_};
+  auth::Caller caller_ = [] {
+    auth::Caller c;
+    c.pod = "main";
+    return c;
+  }();
   Match match_;
   std::string body_, query_;
   std::vector<http::Header> headers_;

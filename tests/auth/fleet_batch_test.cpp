@@ -108,6 +108,13 @@ TEST(FleetKeys, AStoresKeysShareItsIdAsHashTag) {
   EXPECT_EQ(hash_tag(position), store);
 }
 
+TEST(FleetKeys, AWritePositionAfterTheFirstPlacementEpochHasItsOwnKey) {
+  std::string position;
+  append_key(position, FleetKey::write_position, "s", 2);
+  EXPECT_EQ(position, "storeapi:{s}:lsn:2");
+  EXPECT_EQ(hash_tag(position), "s");
+}
+
 TEST(FleetKeys, AppendsAfterWhatIsThere) {
   std::string keys = "x";
   append_key(keys, FleetKey::rate, "a");

@@ -75,7 +75,7 @@ runtime::task<std::vector<std::optional<FleetAdmission>>> admit_together(FleetBa
   std::vector<std::optional<FleetAdmission>> answers(stores.size());
   std::size_t done = 0;
   auto one = [&](std::size_t i) -> runtime::task<void> {
-    answers[i] = co_await batch.admit(stores[i], per_minute);
+    answers[i] = co_await batch.admit(stores[i], kFirstPlacementEpoch, per_minute);
     ++done;
   };
   for (std::size_t i = 0; i < stores.size(); ++i) runtime::spawn(one(i));
@@ -126,7 +126,7 @@ TEST_F(FleetBatchTest, EntriesQueuedWhileACallIsInFlightLeaveTogetherAfterIt) {
     redis_.freeze();  // the first call stays in flight until thawed
     int answered = 0;
     auto one = [&]() -> runtime::task<void> {
-      if (co_await batch_->admit(kStore, 60)) ++answered;
+      if (co_await batch_->admit(kStore, kFirstPlacementEpoch, 60)) ++answered;
     };
     runtime::spawn(one());
     co_await runtime::sleep_for(1ms);  // an iteration ends: the first call leaves
@@ -175,11 +175,11 @@ TEST_F(FleetBatchTest, AdmissionsReadThePositionsRecordedInTheirCall) {
     Seen s;
     int done = 0;
     auto admit = [&](std::optional<FleetAdmission>& into) -> runtime::task<void> {
-      into = co_await batch_->admit(kStore, 60);
+      into = co_await batch_->admit(kStore, kFirstPlacementEpoch, 60);
       ++done;
     };
     auto record = [&](std::uint64_t lsn, bool& into) -> runtime::task<void> {
-      into = co_await batch_->record_position(kStore, lsn);
+      into = co_await batch_->record_position(kStore, kFirstPlacementEpoch, lsn);
       ++done;
     };
     // In one iteration: an admission, two records (the lower one last: the position never
@@ -200,6 +200,44 @@ TEST_F(FleetBatchTest, AdmissionsReadThePositionsRecordedInTheirCall) {
   ASSERT_TRUE(seen.after);
   EXPECT_EQ(seen.after->last_write_lsn, std::uint64_t{0x20'0000'0000});
   EXPECT_EQ(seen.after->rate.remaining, 58);
+}
+
+// A position is one pod's WAL position: an admission under the store's next placement
+// epoch (after a move) must not get the position recorded under the previous one, even in
+// the same call. Seen failing with the position keyed by store alone (`moved` got 0x500).
+TEST_F(FleetBatchTest, APositionIsOnlyAnsweredUnderItsPlacementEpoch) {
+  struct Seen {
+    std::optional<FleetAdmission> same, moved, moved_later;
+  };
+  Seen seen = on_core<Seen>(true, 2'000ms, [&]() -> runtime::task<Seen> {
+    Seen s;
+    int done = 0;
+    auto admit = [&](std::int64_t epoch, std::optional<FleetAdmission>& into) -> runtime::task<void> {
+      into = co_await batch_->admit(kStore, epoch, 60);
+      ++done;
+    };
+    auto record = [&](std::int64_t epoch, std::uint64_t lsn) -> runtime::task<void> {
+      co_await batch_->record_position(kStore, epoch, lsn);
+      ++done;
+    };
+    runtime::spawn(record(1, 0x500));
+    runtime::spawn(admit(1, s.same));
+    runtime::spawn(admit(2, s.moved));
+    while (done < 3) co_await runtime::sleep_for(1ms);
+    runtime::spawn(record(2, 0x40));
+    runtime::spawn(admit(2, s.moved_later));
+    while (done < 5) co_await runtime::sleep_for(1ms);
+    co_return s;
+  });
+  ASSERT_TRUE(seen.same && seen.moved && seen.moved_later);
+  EXPECT_EQ(seen.same->last_write_lsn, std::uint64_t{0x500});
+  EXPECT_FALSE(seen.moved->last_write_lsn);
+  EXPECT_EQ(seen.moved_later->last_write_lsn, std::uint64_t{0x40});
+  // One bucket for the store whatever its placement: the rate limit does not restart.
+  EXPECT_EQ(seen.moved->rate.remaining, 58);
+  // The first epoch keeps the key of nodes before pods; later ones have their own.
+  EXPECT_EQ(redis_.bulk_command("GET storeapi:{" + std::string(kStore) + "}:lsn"), "0000000000000500");
+  EXPECT_EQ(redis_.bulk_command("GET storeapi:{" + std::string(kStore) + "}:lsn:2"), "0000000000000040");
 }
 
 TEST_F(FleetBatchTest, AnErrorReplyLeavesEveryWaiterOfTheCallWithoutAnAnswer) {
@@ -235,7 +273,7 @@ TEST_F(FleetBatchTest, AWaiterWhoseFrameIsDestroyedIsNeverResumed) {
   std::optional<FleetAdmission> kept;
   on_core<void>(false, 2'000ms, [&]() -> runtime::task<void> {
     auto gone = [&]() -> runtime::task<void> {
-      co_await batch_->admit(kStore, 60);
+      co_await batch_->admit(kStore, kFirstPlacementEpoch, 60);
       gone_resumed = true;
     };
     // Started by hand so that its frame can be destroyed while it waits in the batch,
@@ -245,7 +283,7 @@ TEST_F(FleetBatchTest, AWaiterWhoseFrameIsDestroyedIsNeverResumed) {
     handle.resume();
     bool kept_done = false;
     auto keep = [&]() -> runtime::task<void> {
-      kept = co_await batch_->admit(kStore, 60);
+      kept = co_await batch_->admit(kStore, kFirstPlacementEpoch, 60);
       kept_done = true;
     };
     runtime::spawn(keep());

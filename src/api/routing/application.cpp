@@ -14,6 +14,10 @@
 namespace storeapi::api {
 namespace {
 
+// Invalidation payloads about placement (docs/DECISIONS.md, "Pods").
+constexpr std::string_view kStorePrefix = "store:";
+constexpr std::string_view kPodPrefix = "pod:";
+
 db::PoolOptions pool_options(const Settings& settings) {
   db::PoolOptions o;
   o.url = settings.database_url;
@@ -91,20 +95,28 @@ void fail(http::Response& res, std::string_view request_id, ErrorCode code, std:
 }
 
 Application::Application(const Settings& settings, auth::RateLimiter& limiter, db::WritePositions& positions,
-                         bool reports_outages)
+                         db::PodAddressBook& pod_book, bool reports_outages)
     : pool_(pool_options(settings), statements()),
       redis_(redis_client(settings, reports_outages)),
       fleet_(redis_ ? std::make_unique<auth::FleetBatch>(*redis_, RedisScript::fleet_batch,
                                                           !settings.replica_urls.empty())
                     : nullptr),
       standbys_(standbys(settings)),
-      read_router_(pool_, standbys_.get(), fleet_.get(), &positions),
+      pods_(pool_, standbys_.get(), pod_book, settings.replica_poll),
+      read_router_(pods_, fleet_.get(), &positions),
       keys_(key_cache_options(settings)),
       known_keys_(settings.invalidations_listening),
       authenticator_(pool_, keys_, limiter, fleet_.get(), &known_keys_),
-      dispatcher_wake_(pool_),
+      forget_store_([this, invalidate_cores = settings.invalidate_cores](std::string_view store) {
+        const std::string payload = std::string(kStorePrefix).append(store);
+        if (invalidate_cores) {
+          invalidate_cores(payload);
+        } else {
+          invalidate(payload);
+        }
+      }),
       cursor_secret_(settings.cursor_secret),
-      services_{pool_, read_router_, body_parser_, dispatcher_wake_, cursor_secret_} {}
+      services_{pods_, read_router_, body_parser_, authenticator_, forget_store_, cursor_secret_} {}
 
 void Application::start() {
   pool_.start();
@@ -125,10 +137,12 @@ bool Application::settled() const noexcept {
 }
 
 runtime::task<void> Application::apply_store_change(std::string payload) {
-  // "store:<id>": changed outside the API. Its new position is recorded before the admin
-  // tool hears that this node applied the change.
-  constexpr std::string_view kStorePrefix = "store:";
+  // "store:<id>": changed outside the API (or moved). Its new position is recorded before
+  // the admin tool hears that this node applied the change. "pod:<name>": a pod added or
+  // changed; "*": notices may have been missed. The book of pods is the process's, so it
+  // is read once, here, before the confirmation.
   if (payload.starts_with(kStorePrefix)) co_await read_router_.written_elsewhere(payload.substr(kStorePrefix.size()));
+  if (payload.starts_with(kPodPrefix) || payload == "*") co_await pods_.reload();
   co_await auth::confirm_invalidation(pool_, std::move(payload));
 }
 
@@ -138,7 +152,7 @@ void Application::coordinate_key_set(auth::KeySetCoordinator::Publish publish) {
   key_set_coordinator_ = std::make_unique<auth::KeySetCoordinator>(pool_, std::move(publish));
 }
 
-void Application::start_idempotency_purge() { runtime::spawn(purge_idempotency_keys(pool_)); }
+void Application::start_idempotency_purge() { runtime::spawn(purge_idempotency_keys(pods_)); }
 
 runtime::task<void> Application::handle(const http::Request& req, http::Response& res) {
   Match match = api::match(req.method, req.path);

@@ -5,7 +5,10 @@
 #include <string>
 #include <string_view>
 
+#include <functional>
+
 #include "api/routing/context.hpp"
+#include "api/routing/pods.hpp"
 #include "api/routing/read_router.hpp"
 #include "api/routing/router.hpp"
 #include "api/settings.hpp"
@@ -14,6 +17,7 @@
 #include "auth/key_set_coordinator.hpp"
 #include "auth/known_keys.hpp"
 #include "auth/rate_limiter.hpp"
+#include "db/pod_addresses.hpp"
 #include "db/pool.hpp"
 #include "db/standbys.hpp"
 #include "db/write_positions.hpp"
@@ -28,8 +32,9 @@ class Application final : public http::Handler {
   // `reports_outages`: this core's Redis connection says when Redis goes and comes back
   // (one core per process, so an outage is logged once). `positions`: the process's
   // stores' write positions, used with standbys and without Redis (api/routing/read_router.hpp).
+  // `pod_book`: the process's addresses of the pods (api/routing/pods.hpp).
   Application(const Settings& settings, auth::RateLimiter& limiter, db::WritePositions& positions,
-              bool reports_outages);
+              db::PodAddressBook& pod_book, bool reports_outages);
 
   // On the owning core's thread, inside its reactor: connects the database pool (and
   // reads the fleet's cursor secret unless STOREAPI_SECRET gave one).
@@ -44,7 +49,7 @@ class Application final : public http::Handler {
   // Shutdown's first step: GET /readyz answers 503 from now on, so that a load balancer
   // takes the node out while it still serves everything else.
   void begin_draining() noexcept { draining_ = true; }
-  // On one core only: the periodic purge of expired idempotency keys.
+  // On one core only: the periodic purge of expired idempotency keys, on every pod.
   void start_idempotency_purge();
   // A NOTIFY payload from storeapi_invalidate (or "*").
   void invalidate(std::string_view payload) {
@@ -64,7 +69,8 @@ class Application final : public http::Handler {
   }
   // Tells whoever made the change that every core of this server applied `payload`
   // (called on the core that applied it last), after recording the position of a store
-  // changed outside the API (api/routing/read_router.hpp).
+  // changed outside the API (api/routing/read_router.hpp), or reading the pods again
+  // (`pod:<name>`, `*`).
   void confirm_invalidation(std::string payload);
 
   runtime::task<void> handle(const http::Request& req, http::Response& res) override;
@@ -80,13 +86,14 @@ class Application final : public http::Handler {
   std::unique_ptr<redis::Client> redis_;                // fleet mode only
   std::unique_ptr<auth::FleetBatch> fleet_;             // likewise
   std::unique_ptr<db::Standbys> standbys_;              // with replicas only
+  Pods pods_;
   ReadRouter read_router_;
   auth::KeyCache keys_;
   auth::KnownKeys known_keys_;
   std::unique_ptr<auth::KeySetCoordinator> key_set_coordinator_;  // on one core only
   auth::Authenticator authenticator_;
   json::BodyParser body_parser_;
-  DispatcherWake dispatcher_wake_;
+  std::function<void(std::string_view store)> forget_store_;
   std::string cursor_secret_;  // STOREAPI_SECRET, else the fleet's (loaded at start)
   bool draining_ = false;
   Services services_;

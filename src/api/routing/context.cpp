@@ -6,12 +6,19 @@
 
 namespace storeapi::api {
 
-runtime::task<db::Outcome> run_unit(Context& ctx, db::Unit& unit) {
+runtime::task<db::Outcome> run_unit(Context& ctx, db::Unit& unit, Pod& pod) {
   ReadRouter& router = ctx.services.read_router;
   const bool reads = ctx.req.method == http::Method::get || ctx.req.method == http::Method::head;
-  const db::Outcome outcome = reads ? co_await router.read(unit, ctx.caller) : co_await router.write(unit, ctx.caller);
+  const db::Outcome outcome =
+      reads ? co_await router.read(unit, ctx.caller, pod) : co_await router.write(unit, ctx.caller, pod);
   ctx.res.tally.db += unit.database_time();
   co_return outcome;
+}
+
+runtime::task<db::Outcome> run_unit(Context& ctx, db::Unit& unit) {
+  Pod* pod = co_await ctx.services.pods.find(ctx.caller.pod);
+  if (!pod) co_return db::Outcome::unavailable;
+  co_return co_await run_unit(ctx, unit, *pod);
 }
 
 bool refuse_query_params(Context& ctx) {

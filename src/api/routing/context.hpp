@@ -1,11 +1,12 @@
 #pragma once
 // What an endpoint works with: the request, the response it fills, the authenticated
 // caller, the matched route, and the core's services.
+#include <functional>
 #include <optional>
 #include <string_view>
 
-#include "api/writes/dispatcher_wake.hpp"
 #include "api/errors.hpp"
+#include "api/routing/pods.hpp"
 #include "api/routing/read_router.hpp"
 #include "api/routing/router.hpp"
 #include "auth/authenticator.hpp"
@@ -21,10 +22,14 @@ namespace storeapi::api {
 // values in the json::BodyTexts the endpoint passes the body parser, a query string's in
 // the endpoint's http::Query.
 struct Services {
-  db::Pool& pool;
-  ReadRouter& read_router;  // where a request's units run: a standby or the primary
+  Pods& pods;               // each store's units run on its pod
+  ReadRouter& read_router;  // where on the pod: a standby or the primary
   json::BodyParser& body_parser;
-  DispatcherWake& dispatcher_wake;
+  // A write its pod refused (fenced) looks the caller's key up again with it.
+  auth::Authenticator& authenticator;
+  // Forgets the store's cached keys and placement on every core of this process (the
+  // `store:<id>` invalidation, applied locally without confirmation).
+  const std::function<void(std::string_view store)>& forget_store;
   // Signs and checks list cursors; empty until read from the database (lists answer 503).
   const std::string& cursor_secret;
 };
@@ -32,7 +37,8 @@ struct Services {
 struct Context {
   const http::Request& req;
   http::Response& res;
-  const auth::Caller& caller;
+  // Not const: a fenced write's retry updates its placement (Authenticator::relocate).
+  auth::Caller& caller;
   const Match& match;
   Services& services;
 };
@@ -46,11 +52,14 @@ inline void fail(Context& ctx, ErrorCode code, std::optional<std::string_view> p
   fail(ctx.res, ctx.req.request_id, code, param, message);
 }
 
-// Runs a unit of this request: a GET's on a standby that has replayed the store's last
-// write (else the primary), anything else on the primary, recording the store's write
-// position (api/routing/read_router.hpp). Its database time counts against the request's
-// database stages, not its render stage (metrics/stage_timing.hpp).
+// Runs a unit of this request on the store's pod: a GET's on a standby that has replayed
+// the store's last write (else the pod's primary), anything else on the primary,
+// recording the store's write position (api/routing/read_router.hpp). Its database time
+// counts against the request's database stages, not its render stage
+// (metrics/stage_timing.hpp). A pod this node cannot reach or learn of: unavailable (503).
 runtime::task<db::Outcome> run_unit(Context& ctx, db::Unit& unit);
+// The same on `pod`, the store's, already found (a write's, for its dispatchers' wake-up).
+runtime::task<db::Outcome> run_unit(Context& ctx, db::Unit& unit, Pod& pod);
 
 // The database could not run a unit: 503 (unreachable or overloaded).
 inline void fail_unavailable(Context& ctx) { fail(ctx, ErrorCode::service_unavailable); }

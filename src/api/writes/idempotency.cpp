@@ -82,15 +82,25 @@ constexpr db::Column kPurgeParams[] = {{"limit", db::Type::int4}};
 const db::Statement kPurgeIdempotencyKeys{"idempotency_purge", "select api.purge_idempotency_keys($1)", kPurgeParams,
                                           PurgedKeys::columns};
 
-runtime::task<void> purge_idempotency_keys(db::Pool& pool) {
+namespace {
+
+runtime::task<void> purge_pod(db::Pool& pod) {
+  for (;;) {
+    db::Unit unit;
+    unit.add(kPurgeIdempotencyKeys, {kPurgeBatch});
+    if (co_await pod.run(unit) != db::Outcome::done || !unit.result(0).ok()) co_return;  // next round
+    if (unit.result(0).row<PurgedKeys>(0).purge_idempotency_keys() < kPurgeBatch) co_return;
+  }
+}
+
+}  // namespace
+
+runtime::task<void> purge_idempotency_keys(Pods& pods) {
   for (;;) {
     co_await runtime::sleep_for(kPurgeInterval);
-    for (;;) {
-      db::Unit unit;
-      unit.add(kPurgeIdempotencyKeys, {kPurgeBatch});
-      if (co_await pool.run(unit) != db::Outcome::done || !unit.result(0).ok()) break;  // next round
-      if (unit.result(0).row<PurgedKeys>(0).purge_idempotency_keys() < kPurgeBatch) break;
-    }
+    co_await pods.reload();  // a pod no request brought to this core has keys too
+    for (const std::string& name : pods.book().names())
+      if (Pod* pod = co_await pods.find(name)) co_await purge_pod(pod->primary);
   }
 }
 

@@ -8,6 +8,7 @@
 #include <string>
 #include <string_view>
 
+#include "api/routing/pods.hpp"
 #include "db/pool.hpp"
 #include "db/row.hpp"
 #include "db/statement.hpp"
@@ -63,9 +64,9 @@ extern const db::Statement kPurgeIdempotencyKeys;
 void count_key_outcome(KeyOutcome outcome);
 void count_key_released();
 
-// Deletes keys taken more than 24 hours ago, every few minutes, forever. Expiry itself is
-// exact without it (an expired key is free again when next taken); this keeps the table
-// small. Runs on one core.
-runtime::task<void> purge_idempotency_keys(db::Pool& pool);
+// Deletes keys taken more than 24 hours ago, every few minutes, forever, on every pod the
+// directory lists then. Expiry itself is exact without it (an expired key is free again
+// when next taken); this keeps the tables small. Runs on one core.
+runtime::task<void> purge_idempotency_keys(Pods& pods);
 
 }  // namespace storeapi::api

@@ -8,9 +8,24 @@
 #include "api/writes/validators.hpp"
 #include "api/writes/write_statements.hpp"
 #include "json/writer.hpp"
+#include "metrics/registry.hpp"
+#include "runtime/io.hpp"
 
 namespace storeapi::api {
 namespace {
+
+// storeapi_writes_fenced_total: tries of a write its pod refused (fenced). Looked up once
+// per thread (the lookup takes the registry's lock).
+void count_fenced_write() {
+  thread_local metrics::Counter& fenced =
+      metrics::Registry::process()
+          .counter("storeapi_writes_fenced_total",
+                   "Tries of a write refused by its pod because the store's writes were fenced (a move's cut-over, "
+                   "or the store had left that pod); each is tried again on the store's pod for up to 2 s, then "
+                   "answered 503.")
+          .with({});
+  fenced.inc();
+}
 
 // `values` and `texts` are the request's (run_write's frame): what they hold lasts across
 // the write's suspensions.
@@ -74,13 +89,19 @@ void answer(Context& ctx, std::int64_t status, std::string_view body) {
   fail(ctx, *code, param, v[2].text);
 }
 
-// Runs `unit` — the write's one statement, which claims the key, runs the write when the
-// claim allows and stores its answer, in one transaction, after the NOTIFY when the write
-// `carries` the dispatchers' wake-up (DispatcherWake) — and answers. A 5xx (the statement
-// failed, or its connection was lost) leaves the key free without more work: the
-// transaction that would have stored the answer rolled back.
-runtime::task<void> finish(Context& ctx, db::Unit& unit, bool carries) {
-  const db::Outcome outcome = co_await run_unit(ctx, unit);
+// How a write's one statement ended.
+enum class Finished : std::uint8_t {
+  answered,  // the response is filled (the write's answer, a replay, a refusal, a 5xx)
+  fenced,    // the pod held the store's writes: nothing ran, nothing answered yet
+};
+
+// Runs `unit` on `pod` — the write's one statement, which claims the key, runs the write
+// when the claim allows and stores its answer, in one transaction, after the NOTIFY when
+// the write `carries` the dispatchers' wake-up (DispatcherWake) — and answers, unless the
+// pod fenced it. A 5xx (the statement failed, or its connection was lost) leaves the key
+// free without more work: the transaction that would have stored the answer rolled back.
+runtime::task<Finished> finish(Context& ctx, db::Unit& unit, Pod& pod, bool carries) {
+  const db::Outcome outcome = co_await run_unit(ctx, unit, pod);
   // The write's statement follows the NOTIFY, if any (run_unit may add statements after).
   const db::Result& written = unit.result(carries ? 1 : 0);
   const bool keyed = read_idempotency_key(ctx.req).state == IdempotencyKey::State::valid;
@@ -90,26 +111,25 @@ runtime::task<void> finish(Context& ctx, db::Unit& unit, bool carries) {
       answered && written.rows() == 1 ? parse_key_outcome(row.outcome()) : std::nullopt;
   // A write that ran and succeeded has committed outbox rows (or, rarely, changed nothing).
   const bool outbox_rows = taken == KeyOutcome::run && row.status() == 200;
-  ctx.services.dispatcher_wake.after_write(carries, answered, outbox_rows);
+  pod.dispatcher_wake.after_write(carries, answered, outbox_rows);
   if (!answered) {  // 503 or 500, as for reads
     if (keyed) count_key_released();
-    co_return;
+    co_return Finished::answered;
   }
   if (!taken) {
     fail(ctx, ErrorCode::internal_error);
-    co_return;
+    co_return Finished::answered;
   }
   if (keyed) count_key_outcome(*taken);
   switch (*taken) {
     case KeyOutcome::mismatch:
       fail(ctx, ErrorCode::idempotency_mismatch);
-      co_return;
+      co_return Finished::answered;
     case KeyOutcome::in_progress:
       fail(ctx, ErrorCode::idempotency_in_progress);
-      co_return;
-    case KeyOutcome::fenced:  // held for a move's cut-over: nothing ran, a retry is safe
-      fail(ctx, ErrorCode::service_unavailable);
-      co_return;
+      co_return Finished::answered;
+    case KeyOutcome::fenced:
+      co_return Finished::fenced;
     case KeyOutcome::replay:
       ctx.res.add_header("Idempotent-Replayed", "true");
       break;
@@ -117,6 +137,45 @@ runtime::task<void> finish(Context& ctx, db::Unit& unit, bool carries) {
       break;
   }
   answer(ctx, row.status(), row.body());
+  co_return Finished::answered;
+}
+
+// Builds the write's unit for the store's pod with `build(unit, pod)` (which returns
+// whether the unit carries the dispatchers' wake-up), runs it and answers. A write its pod
+// fenced (docs/DECISIONS.md, "Pods": a move's cut-over, or the store has left that pod)
+// ran nothing, so it is tried again, with or without an Idempotency-Key: the store is
+// forgotten by every core of this node and the key looked up again in the directory, so
+// the next try goes to the store's pod as the directory has it then. Past
+// kFencedRetryFor it is answered 503 with Retry-After.
+template <class Build>
+runtime::task<void> write_on_pod(Context& ctx, Build build) {
+  const auto give_up_at = runtime::Clock::now() + kFencedRetryFor;
+  for (bool first = true;; first = false) {
+    Pod* pod = co_await ctx.services.pods.find(ctx.caller.pod);
+    if (!pod) {
+      fail_unavailable(ctx);
+      co_return;
+    }
+    db::Unit unit;
+    const bool carries = build(unit, *pod);
+    if (co_await finish(ctx, unit, *pod, carries) == Finished::answered) co_return;
+    count_fenced_write();
+    if (runtime::Clock::now() + kFencedRetryStep >= give_up_at) {
+      fail_unavailable(ctx);
+      co_return;
+    }
+    // Once per write: the other cores' requests of the store then look it up afresh
+    // instead of meeting the fence themselves.
+    if (first) ctx.services.forget_store(ctx.caller.store());
+    co_await runtime::sleep_for(kFencedRetryStep);
+    bool present = false;
+    const std::string_view authorization = ctx.req.header("authorization", &present);
+    if (!co_await ctx.services.authenticator.relocate(present ? std::optional(authorization) : std::nullopt,
+                                                       ctx.caller)) {
+      fail_unavailable(ctx);
+      co_return;
+    }
+  }
 }
 
 // A rejection is answered, and stored under the key when the request has a valid one
@@ -129,9 +188,11 @@ runtime::task<void> reject(Context& ctx, const IdempotencyKey& key, const Invali
   const std::string bound_to = raw_fingerprint(ctx.req);
   const std::string body = stored_error(rejection);
   db::Unit unit;
-  unit.add(kStoreRejection, {ctx.caller.store(), key.text, std::string_view(bound_to), error_info(rejection.code).status,
-                             std::string_view(body)});
-  co_await finish(ctx, unit, false);  // it queues nothing to announce
+  co_await write_on_pod(ctx, [&](db::Unit& unit, Pod&) {
+    unit.add(kStoreRejection, {ctx.caller.store(), key.text, std::string_view(bound_to),
+                               error_info(rejection.code).status, std::string_view(body)});
+    return false;  // it queues nothing to announce
+  });
 }
 
 }  // namespace
@@ -162,13 +223,14 @@ runtime::task<void> run_write(Context& ctx, WriteEndpoint endpoint) {
     key_param = key.text;
     fingerprint_param = std::string_view(bound_to);
   }
-  db::Unit unit;
-  // First, so that a failed NOTIFY fails the write too (the rest of the transaction is
-  // skipped) rather than roll back a write whose answer came already.
-  const bool carries = ctx.services.dispatcher_wake.take_turn();
-  if (carries) unit.add(kNotifyDispatchers, {});
-  endpoint.add(unit, ctx, values, key_param, fingerprint_param);
-  co_await finish(ctx, unit, carries);
+  co_await write_on_pod(ctx, [&](db::Unit& unit, Pod& pod) {
+    // First, so that a failed NOTIFY fails the write too (the rest of the transaction is
+    // skipped) rather than roll back a write whose answer came already.
+    const bool carries = pod.dispatcher_wake.take_turn();
+    if (carries) unit.add(kNotifyDispatchers, {});
+    endpoint.add(unit, ctx, values, key_param, fingerprint_param);
+    return carries;
+  });
 }
 
 }  // namespace storeapi::api

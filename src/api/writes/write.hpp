@@ -5,6 +5,7 @@
 // rules, then the Idempotency-Key's format — the idempotency flow around the endpoint's
 // SQL function, and the answer. An endpoint is its fields, its value rules and the
 // statement it adds.
+#include <chrono>
 #include <cstddef>
 #include <optional>
 #include <span>
@@ -26,6 +27,15 @@ struct InvalidRequest {
 };
 
 using FieldValues = std::span<const json::FieldValue>;
+
+// How long a write its pod refused (fenced) is tried again before it is answered 503 with
+// Retry-After. A move's cut-over holds the store's writes for about a second (its goal,
+// docs/DECISIONS.md "Pods") and then flips the placement and announces it to every node;
+// 2 s covers that with room, and stays far inside a client's request timeout.
+inline constexpr std::chrono::milliseconds kFencedRetryFor{2'000};
+// Between tries: short against that pause, long enough that a waiting write costs the
+// directory a few key lookups, not hundreds.
+inline constexpr std::chrono::milliseconds kFencedRetryStep{50};
 
 // The most body fields a write endpoint takes: run_write keeps their values on its frame.
 inline constexpr std::size_t kMaxWriteFields = 4;

@@ -1,0 +1,91 @@
+#pragma once
+// The pods of one core (docs/DECISIONS.md, "Pods"): for each pod this core has served, the
+// pool its stores' units run on (the directory's statements and options), its hot
+// standbys and its dispatchers' wake-up. `main` is the directory's own pool and standbys
+// (STOREAPI_DATABASE_URL, STOREAPI_REPLICA_URLS); another pod's pools are made on the core
+// when one of its stores is first served there, from the addresses the directory's `pods`
+// table gives (db::PodAddressBook, read again when it does not know the pod). Pods are
+// never dropped while the process runs: a unit in flight holds its pool.
+#include <chrono>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+
+#include "api/writes/dispatcher_wake.hpp"
+#include "db/pod_addresses.hpp"
+#include "db/pool.hpp"
+#include "db/row.hpp"
+#include "db/standbys.hpp"
+#include "db/statement.hpp"
+#include "runtime/io.hpp"
+#include "runtime/task.hpp"
+
+namespace storeapi::api {
+
+// A core that meets a pod the book does not know reads the table again at most this
+// often: a store placed on a pod this node cannot learn of answers 503 without sending
+// every one of its requests to the directory.
+inline constexpr std::chrono::milliseconds kPodReloadInterval{1'000};
+
+// (store) → where the directory places it now.
+#define STOREAPI_STORE_PLACEMENT_COLUMNS(X) X(pod, text) X(placement_epoch, int8)
+STOREAPI_DB_ROW(StorePlacement, STOREAPI_STORE_PLACEMENT_COLUMNS);
+extern const db::Statement kStorePlacement;
+
+struct Pod {
+  Pod(std::string name_, db::Pool& primary_, db::Standbys* standbys_, bool settled_)
+      : name(std::move(name_)), primary(primary_), standbys(standbys_), dispatcher_wake(primary_), settled(settled_) {}
+
+  std::string name;
+  db::Pool& primary;
+  db::Standbys* standbys;  // nullptr: none
+  DispatcherWake dispatcher_wake;  // the NOTIFY reaches the dispatcher of this pod's outbox
+  // Its pools have made their first attempt (api::Pods::find waits for it once).
+  bool settled;
+};
+
+class Pods {
+ public:
+  // `directory`, `directory_standbys`: the pool of STOREAPI_DATABASE_URL and its standbys
+  // (nullptr: none), which are main's. A new pod's pools copy `directory`'s options and
+  // statements; its standbys are polled every `replica_poll`.
+  Pods(db::Pool& directory, db::Standbys* directory_standbys, db::PodAddressBook& book,
+       std::chrono::milliseconds replica_poll);
+  ~Pods();
+  Pods(const Pods&) = delete;
+  Pods& operator=(const Pods&) = delete;
+
+  // The pod named `name` on this core, its pools made and settled if they are new here.
+  // nullptr when the directory does not know it or cannot be asked (the caller answers
+  // 503). A known pod costs one hash lookup.
+  runtime::task<Pod*> find(std::string name);
+  // Reads the `pods` table again (the `pod:<name>` and `*` notices); false when the
+  // directory could not answer.
+  runtime::task<bool> reload();
+
+  // Whether the pod may have standbys: false only when it surely has none (made here
+  // without, or listed without). Spares the pools of a pod nothing needs here yet.
+  bool may_have_standbys(std::string_view name);
+
+  db::Pool& directory() noexcept { return directory_; }
+  const db::PodAddressBook& book() const noexcept { return book_; }
+
+ private:
+  struct Owned;
+  Pod* known(std::string_view name) noexcept;
+  // Reloads for a pod the book does not know, at most once per kPodReloadInterval on this
+  // core; a caller that finds a reload running waits for it.
+  runtime::task<void> reload_for_unknown();
+  Pod& make(const std::string& name, const db::PodAddress& address);
+
+  db::Pool& directory_;
+  db::PodAddressBook& book_;
+  std::chrono::milliseconds replica_poll_;
+  Pod main_;
+  std::unordered_map<std::string, std::unique_ptr<Owned>> others_;
+  runtime::Clock::time_point last_unknown_reload_{};
+  bool reloading_ = false;
+};
+
+}  // namespace storeapi::api
