@@ -84,4 +84,11 @@ void resume_store(pqxx::connection& pod, const std::string& store_id) {
   work.commit();
 }
 
+void keep_tombstone(pqxx::transaction_base& work, const std::string& store_id) {
+  work.exec_params(
+      "update store_fences set writes_fenced = true, dispatch_paused = false, updated_at = api.now_ms()"
+      " where store_id = $1",
+      store_id);
+}
+
 }  // namespace storeapi::admin

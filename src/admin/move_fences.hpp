@@ -35,4 +35,10 @@ void lift_fence(pqxx::connection& pod, const std::string& store_id, std::int64_t
 // they were before it.
 void resume_store(pqxx::connection& pod, const std::string& store_id);
 
+// In the caller's transaction on the pod the store left, its rows deleted: its writes stay
+// fenced there, so a node that still places the store there is refused, and its dispatch
+// resumes: nothing of it is left to send but, on main, the e-mails the directory queues
+// for its keys whatever pod holds it.
+void keep_tombstone(pqxx::transaction_base& work, const std::string& store_id);
+
 }  // namespace storeapi::admin

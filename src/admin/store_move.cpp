@@ -159,9 +159,10 @@ Finished finish(pqxx::connection& directory, const std::string& store_id, const 
   clock.start("cleanup");
   {
     pqxx::work work(*source.conn);
-    // The fence row stays: the tombstone, writes fenced and dispatch paused.
+    // The fence row stays: the tombstone.
     done.source_rows_deleted =
         delete_store_rows(work, without(store_tables(work, move.source != kMain), "store_fences"), store_id);
+    keep_tombstone(work, store_id);
     work.commit();
   }
   record_phase(directory, store_id, "done");
@@ -264,7 +265,9 @@ void move_store(JsonWriter& json, pqxx::connection& directory, const std::string
   clock.start("prepare");
   {
     pqxx::work work(*target.conn);
-    delete_store_rows(work, tables, store_id);
+    // On main, the store's e-mails queued there while it lived elsewhere (key e-mails go to
+    // the directory's outbox, docs/DECISIONS.md "Pods") stay: the copy brings none of them.
+    delete_store_rows(work, target.name == kMain ? without(tables, "notifications") : tables, store_id);
     hold_on_target(work, store_id, move.epoch);
     work.commit();
   }

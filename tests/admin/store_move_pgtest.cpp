@@ -12,9 +12,11 @@
 // its row filter (the other store's rows reach `second`); the undo without resuming the
 // source (the abandoned store stays fenced on main); a flipped move taken for one to undo
 // (the retry says the store is already on `second`); the target's rows not deleted before
-// the copy (the move back stops on main's tombstone); a stray slot not dropped (the retry
-// after the kill during the copy cannot make its slot); claims in flight not counted; the
-// target's fence row not written before the copy (none there while the copy runs).
+// the copy (the move back stops on main's tombstone), or main's notifications deleted with
+// them (the key's e-mail queued there while the store was away is lost); a stray slot not
+// dropped (the retry after the kill during the copy cannot make its slot); claims in
+// flight not counted; the target's fence row not written before the copy (none there
+// while the copy runs); the tombstone keeping dispatch paused.
 #include "admin_cli.hpp"
 #include "support/poll.hpp"
 #include "support/test_database.hpp"
@@ -273,15 +275,31 @@ TEST_F(StoreMoveTest, MovesEveryRowOfTheStoreAndBackLeavingOtherStoresAlone) {
   EXPECT_EQ(data_rows(*main_, store), 0);
   EXPECT_EQ(digest(*main_, "stores", "id", store).rfind("1:", 0), 0u);
   EXPECT_EQ(write_claim(*main_, store), "fenced");
-  EXPECT_EQ(value(*main_, "select dispatch_paused::text from store_fences where store_id = $1", store), "true");
+  // ... but not its dispatch: the directory's e-mails for its keys go out from main.
+  EXPECT_EQ(value(*main_, "select dispatch_paused::text from store_fences where store_id = $1", store), "false");
   // The other store: untouched on main, absent from the target.
   EXPECT_EQ(digests(*main_, other, true), other_before);
   EXPECT_EQ(data_rows(*pod_, other), 0);
   expect_no_replication_left();
 
+  // A key made while the store is away: its e-mail is queued in the directory's outbox.
+  CliResult key = run_admin({"key", "create", "--store", store, "--name", "away", "--access", "read"},
+                            directory_->url());
+  ASSERT_EQ(key.exit_code, 0) << key.err;
+  const std::string mail =
+      value(*main_, "select id from notifications where store_id = $1 and template = 'api_key_created'", store);
+  ASSERT_NE(mail, "");
+
   auto back = move(store, "main");
   EXPECT_EQ(std::string_view(back["from"]), "second");
   EXPECT_EQ(placement(store), "main 3");
+  // Every row back as it was, and the key's e-mail, which the move back left in place.
+  EXPECT_EQ(value(*main_, "select count(*) from notifications where id = $1", mail), "1");
+  {
+    pqxx::work work(*main_);
+    work.exec_params("delete from notifications where id = $1", mail);
+    work.commit();
+  }
   Digests returned = digests(*main_, store, false);
   Digests expected = before;
   expected.erase("stores");
