@@ -18,9 +18,9 @@
 // flight not counted; the target's fence row not written before the copy (none there
 // while the copy runs); the tombstone keeping dispatch paused.
 #include "admin_cli.hpp"
+#include "two_pods.hpp"
 #include "support/poll.hpp"
 #include "support/test_database.hpp"
-#include "support/throwaway_cluster.hpp"
 
 #include <gtest/gtest.h>
 #include <pqxx/pqxx>
@@ -103,19 +103,11 @@ std::string admin_waits(pqxx::connection& conn) {
 class StoreMoveTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    main_cluster_ = std::make_unique<ThrowawayCluster>();
-    second_cluster_ = std::make_unique<ThrowawayCluster>();
-    directory_ = std::make_unique<TestDatabase>(TestDatabase::Schema::migrated, main_cluster_->url());
-    second_ = std::make_unique<TestDatabase>(TestDatabase::Schema::empty, second_cluster_->url());
-    CliResult added = run_admin({"pod", "add", "--name", "second", "--url", second_->url()}, directory_->url());
-    ASSERT_EQ(added.exit_code, 0) << added.err;
+    pods_ = std::make_unique<TwoPods>();
+    directory_ = &pods_->directory;
+    second_ = &pods_->second;
   }
-  static void TearDownTestSuite() {
-    second_.reset();
-    directory_.reset();
-    second_cluster_.reset();
-    main_cluster_.reset();
-  }
+  static void TearDownTestSuite() { pods_.reset(); }
 
   void SetUp() override {
     main_ = test_connection(*directory_);
@@ -240,10 +232,9 @@ class StoreMoveTest : public ::testing::Test {
     return held;
   }
 
-  static inline std::unique_ptr<ThrowawayCluster> main_cluster_;
-  static inline std::unique_ptr<ThrowawayCluster> second_cluster_;
-  static inline std::unique_ptr<TestDatabase> directory_;
-  static inline std::unique_ptr<TestDatabase> second_;
+  static inline std::unique_ptr<TwoPods> pods_;
+  static inline TestDatabase* directory_ = nullptr;  // pods_'s
+  static inline TestDatabase* second_ = nullptr;
   std::unique_ptr<pqxx::connection> main_;
   std::unique_ptr<pqxx::connection> pod_;
   simdjson::dom::parser parser_;
