@@ -57,8 +57,18 @@ runtime::task<void> evict_idle_buckets(auth::RateLimiter& limiter) {
 // A core takes connections only once it can serve them (its database connections up and
 // the cursor secret read, or the database found unreachable): a node joining a fleet
 // never answers 503 for want of a connection it was still opening.
-runtime::task<void> listen_once_settled(CoreState& state, std::latch& listening) {
-  while (!state.application->settled()) co_await runtime::sleep_for(std::chrono::milliseconds(2));
+// Said once when only the standbys' first polls hold a core back: a slow standby then
+// delays the start by up to a second or so (db/standbys.hpp, settled()).
+runtime::task<void> listen_once_settled(CoreState& state, std::latch& listening, unsigned core) {
+  using Awaiting = api::Application::Awaiting;
+  bool said = false;
+  for (Awaiting part; (part = state.application->awaiting()) != Awaiting::nothing;) {
+    if (part == Awaiting::standbys && !said) {
+      std::fprintf(stderr, "storeapi: core %u waits for its standbys' first poll before it listens\n", core);
+      said = true;
+    }
+    co_await runtime::sleep_for(std::chrono::milliseconds(2));
+  }
   runtime::start_listening(state.listen_fd);
   state.server->start();
   listening.count_down();
@@ -286,7 +296,7 @@ int serve(const app::Config& config) {
 
   std::latch listening(config.threads);
   cores->post_all([&](runtime::Reactor& reactor) {
-    runtime::spawn(listen_once_settled(cores_state[reactor.index()], listening));
+    runtime::spawn(listen_once_settled(cores_state[reactor.index()], listening, reactor.index()));
   });
   listening.wait();
   std::fprintf(stderr, "storeapi: listening on %s:%u with %u threads\n", bound.host.c_str(), bound.port,

@@ -5,6 +5,7 @@
 #include "common/backoff.hpp"
 #include "db/lsn.hpp"
 #include "db/unit.hpp"
+#include "metrics/registry.hpp"
 #include "runtime/io.hpp"
 #include "runtime/spawn.hpp"
 
@@ -47,7 +48,12 @@ struct Standbys::Standby {
 };
 
 Standbys::Standbys(const StandbyOptions& options, std::span<const Statement> statements)
-    : poll_interval_(options.poll) {
+    : poll_interval_(options.poll),
+      waits_(metrics::Registry::process()
+                 .counter("storeapi_db_standby_waits_total",
+                          "Writes held until every standby in use had replayed them (their position could not be "
+                          "recorded in Redis), counted when the wait begins.")
+                 .with({})) {
   for (std::size_t i = 0; i < options.urls.size(); ++i) {
     PoolOptions p;
     p.url = options.urls[i];
@@ -99,6 +105,8 @@ bool Standbys::settled() const noexcept {
 }
 
 runtime::task<void> Standbys::wait_replayed_everywhere(std::uint64_t lsn, std::chrono::milliseconds bound) {
+  if (replayed_everywhere(lsn)) co_return;
+  waits_.inc();
   const auto deadline = runtime::Clock::now() + bound;
   while (!replayed_everywhere(lsn) && runtime::Clock::now() < deadline) co_await runtime::sleep_for(poll_interval_);
 }

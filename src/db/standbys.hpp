@@ -15,6 +15,7 @@
 #include "db/pool.hpp"
 #include "db/row.hpp"
 #include "db/statement.hpp"
+#include "metrics/series.hpp"
 #include "runtime/io.hpp"
 #include "runtime/task.hpp"
 
@@ -54,6 +55,7 @@ class Standbys {
   // Waits until every standby in use (the ones pick() may choose from: polled recently,
   // on their current session, in recovery) has replayed past `lsn`, looking again each
   // poll interval, for at most `bound` (a standby that lags holds it that long).
+  // A wait that does not end at once counts in storeapi_db_standby_waits_total.
   runtime::task<void> wait_replayed_everywhere(std::uint64_t lsn, std::chrono::milliseconds bound);
 
   // Every standby has had its first poll since its connection's first attempt: whether it
@@ -70,6 +72,7 @@ class Standbys {
 
   std::chrono::milliseconds poll_interval_;
   runtime::Clock::time_point started_at_{};
+  metrics::Counter& waits_;
   std::vector<std::unique_ptr<Standby>> standbys_;
   std::size_t turn_ = 0;
 };

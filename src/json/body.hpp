@@ -73,12 +73,12 @@ class BodyTexts {
 // One per core: it owns simdjson's parser and a padded scratch copy, both allocated once,
 // so parsing allocates nothing afterwards (bodies are capped at 64 KiB by the HTTP layer).
 // Nothing it returns points into it: what outlives the parse is in the caller's BodyTexts.
+// Neither copied (state_ is a unique_ptr) nor moved (the declared destructor leaves no
+// implicit move).
 class BodyParser {
  public:
   BodyParser();
   ~BodyParser();
-  BodyParser(const BodyParser&) = delete;
-  BodyParser& operator=(const BodyParser&) = delete;
 
   // Validates `body` against `fields` and fills `values` (same size, same order), their
   // texts kept in `texts`. Returns nullopt on success. `readable` is how many bytes may be

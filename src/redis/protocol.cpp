@@ -37,22 +37,19 @@ ReplyReader::ReplyReader() : reader_(redisReaderCreate()) {
   if (!reader_) throw std::bad_alloc();
 }
 
-ReplyReader::~ReplyReader() { redisReaderFree(reader_); }
-
 void ReplyReader::reset() {
-  redisReader* fresh = redisReaderCreate();
+  std::unique_ptr<redisReader, FreeReader> fresh(redisReaderCreate());
   if (!fresh) throw std::bad_alloc();
-  redisReaderFree(reader_);
-  reader_ = fresh;
+  reader_ = std::move(fresh);
 }
 
 bool ReplyReader::feed(const char* data, std::size_t size) {
-  return redisReaderFeed(reader_, data, size) == REDIS_OK;
+  return redisReaderFeed(reader_.get(), data, size) == REDIS_OK;
 }
 
 Reply ReplyReader::next(bool& broken) {
   void* reply = nullptr;
-  if (redisReaderGetReply(reader_, &reply) != REDIS_OK) {
+  if (redisReaderGetReply(reader_.get(), &reply) != REDIS_OK) {
     broken = true;
     return nullptr;
   }

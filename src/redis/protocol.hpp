@@ -17,6 +17,10 @@ struct FreeReply {
 };
 using Reply = std::unique_ptr<redisReply, FreeReply>;
 
+struct FreeReader {
+  void operator()(redisReader* r) const noexcept { redisReaderFree(r); }
+};
+
 // Appends one command (its arguments as bulk strings) to `out`.
 void append_command(std::string& out, std::span<const std::string_view> args);
 inline void append_command(std::string& out, std::initializer_list<std::string_view> args) {
@@ -27,9 +31,6 @@ inline void append_command(std::string& out, std::initializer_list<std::string_v
 class ReplyReader {
  public:
   ReplyReader();
-  ~ReplyReader();
-  ReplyReader(const ReplyReader&) = delete;
-  ReplyReader& operator=(const ReplyReader&) = delete;
 
   // False when the stream is not RESP (the connection must be dropped).
   bool feed(const char* data, std::size_t size);
@@ -40,7 +41,7 @@ class ReplyReader {
   void reset();
 
  private:
-  redisReader* reader_;
+  std::unique_ptr<redisReader, FreeReader> reader_;
 };
 
 // The reply is an error whose message starts with `code` (e.g. "NOSCRIPT").

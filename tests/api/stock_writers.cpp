@@ -65,12 +65,14 @@ void StockWriters::run(const std::function<void()>& fault) {
 
 void StockWriters::check() {
   long long applied_delta = 0, applied = 0, acknowledged = 0, unacknowledged_applied = 0, replays = 0;
-  long long during_faults = 0, retried = 0;
+  long long during_faults = 0, retried = 0, lost = 0, doubled = 0;
   for (const Operation& op : ops_) {
     during_faults += op.during_faults;
     retried += op.acknowledged && op.attempts > 1;
     const long long rows = env_.count("select count(*) from stock_movements where variant_id = $1 and note = $2",
                                       variant_.variant, op.key);
+    lost += op.acknowledged && rows == 0;
+    doubled += rows > 1;
     if (op.acknowledged) {
       ++acknowledged;
       EXPECT_EQ(rows, 1) << op.key << ": acknowledged, so exactly once in the history";
@@ -112,9 +114,9 @@ void StockWriters::check() {
             applied)
       << "replays add nothing";
   std::printf("writers %s: %zu operations, %lld acknowledged (%lld answered as replays), %zu unacknowledged "
-              "(%lld of them applied once), 0 lost, 0 doubled\n",
+              "(%lld of them applied once), %lld lost, %lld doubled\n",
               run_.c_str(), ops_.size(), acknowledged, replays, ops_.size() - static_cast<std::size_t>(acknowledged),
-              unacknowledged_applied);
+              unacknowledged_applied, lost, doubled);
 }
 
 std::map<int, long> StockWriters::statuses() const {

@@ -6,7 +6,11 @@
 // than one in flight per client and fault. A server that answered 409 to everything, or
 // was down throughout, would otherwise pass.
 // (tools/mutants lists the faults this test is meant to catch: a dropped replay flag fails
-// "every replay is flagged".)
+// "every replay is flagged".) The invariant seen failing: with the replay branch of
+// api.claim_idempotency_key reverted (sql/functions/30_idempotency.sql: a completed key
+// `return ('run', null, null)`, tools/mutants), operations acknowledged once were applied
+// again by their retry across a kill (10 of them twice in the history) and every later
+// replay added a movement.
 #include <gtest/gtest.h>
 
 #include <chrono>

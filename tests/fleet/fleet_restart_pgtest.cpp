@@ -5,6 +5,13 @@
 // port with STOREAPI_TAKEOVER=on (SO_REUSEPORT) takes over with no refused connection; one
 // started without it on a busy port says so and exits 1, leaving every connection to the
 // running one (without the check it starts and takes about half of the connections).
+// The takeover seen failing: with STOREAPI_TAKEOVER ignored (app/main.cpp,
+// `if (!config.takeover && runtime::port_taken(...))` made `if (runtime::port_taken(...))`,
+// tools/mutants) the successor says the port is in use and exits 1. The old process's
+// drain of its accept queue at close is held by unit-runtime
+// (Acceptor.StoppingTakesTheConnectionsStillInItsQueue) rather than here: with
+// net.ipv4.tcp_migrate_req on, the kernel itself hands that queue to the successor, and
+// this test passes without the drain.
 #include <atomic>
 #include <csignal>
 #include <fstream>
@@ -96,10 +103,10 @@ TEST_F(Restart, ANewProcessOnTheSamePortTakesOverWithNoRefusedConnection) {
   ASSERT_TRUE(wait_connected());
   const std::uint16_t port = server().port();
 
-  std::atomic<bool> stop{false};
   std::atomic<int> answered{0}, failed{0};
-  std::thread client([&] {
-    while (!stop) {
+  // Stopped and joined also when a step below throws (a successor that does not start).
+  std::jthread client([&](std::stop_token stop) {
+    while (!stop.stop_requested()) {
       int status = status_of_fresh_request(port, "/v1/store", bearer(key.key));
       (status == 200 ? answered : failed)++;
     }
@@ -113,7 +120,7 @@ TEST_F(Restart, ANewProcessOnTheSamePortTakesOverWithNoRefusedConnection) {
   EXPECT_EQ(server().wait_exit(std::chrono::seconds(30)), 0) << server().stderr_text();
   const int before = answered;
   EXPECT_TRUE(eventually([&] { return answered > before + 20; }));  // the successor alone
-  stop = true;
+  client.request_stop();
   client.join();
   EXPECT_EQ(failed, 0) << "of " << answered + failed;
   EXPECT_TRUE(successor.running());

@@ -60,9 +60,12 @@ class ServerProcess {
   // How many file descriptors it has open now (to spot leaks).
   std::size_t open_fds() const;
 
+  // Returns once it printed its address (port() is then known); throws as the
+  // constructor does. For a process started without wait_for_listening.
+  void wait_until_listening(std::chrono::milliseconds timeout = std::chrono::milliseconds(30'000));
+
  private:
   void spawn(const ProcessOptions& options);
-  void wait_until_listening(std::chrono::milliseconds timeout);
   void shut_down() noexcept;
 
   int stdout_fd_ = -1;

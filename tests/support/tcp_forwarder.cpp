@@ -63,13 +63,30 @@ void TcpForwarder::cut() {
   ::close(listener_);  // refused from now on
 }
 
+void TcpForwarder::hold_after(int passed) {
+  passing_ = passed;
+  [[maybe_unused]] auto n = ::write(wake_[1], "h", 1);
+}
+
+void TcpForwarder::release() {
+  passing_ = -1;
+  [[maybe_unused]] auto n = ::write(wake_[1], "r", 1);
+}
+
 void TcpForwarder::run() {
   std::map<int, int> peer;  // each forwarded socket → the other end of its pair
   while (!stopping_) {
-    std::vector<pollfd> fds{{wake_[0], POLLIN, 0}, {listener_, POLLIN, 0}};
+    // A held listener is not polled: its connections stay in the backlog.
+    const bool holding = passing_ == 0;
+    std::vector<pollfd> fds{{wake_[0], POLLIN, 0}, {holding ? -1 : listener_, POLLIN, 0}};
     for (const auto& [fd, other] : peer) fds.push_back({fd, POLLIN, 0});
     if (::poll(fds.data(), fds.size(), -1) < 0 && errno != EINTR) break;
+    if (fds[0].revents & POLLIN) {
+      char byte;
+      [[maybe_unused]] auto n = ::read(wake_[0], &byte, 1);
+    }
     if (fds[1].revents & POLLIN) {
+      if (passing_ > 0) --passing_;  // a release() in between leaves it below 0: not held
       const int client = ::accept4(listener_, nullptr, nullptr, SOCK_CLOEXEC);
       const int server = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
       const sockaddr_in target = loopback(target_);

@@ -19,6 +19,10 @@ class TcpForwarder {
   std::uint16_t port() const noexcept { return port_; }
   // From now on nothing gets through: connections are closed, new ones refused.
   void cut();
+  // The next `passed` connections go through; the ones after them are left unaccepted
+  // (what their clients send waits in the kernel) until release().
+  void hold_after(int passed);
+  void release();
 
  private:
   void run();
@@ -28,6 +32,7 @@ class TcpForwarder {
   int listener_ = -1;
   int wake_[2] = {-1, -1};
   std::atomic<bool> stopping_{false};
+  std::atomic<int> passing_{-1};  // connections to accept before holding; -1: no hold
   std::thread thread_;
 };
 

@@ -36,6 +36,7 @@ class ThrowawayCluster {
   // A libpq URL of the `postgres` database (TestDatabase creates its own beside it), or
   // of `database`.
   std::string url(const std::string& database = "postgres") const;
+  std::uint16_t port() const noexcept { return port_; }
   // pg_ctl stop -m immediate: every process quits at once, as in a crash; start() brings
   // it back (crash recovery).
   void kill();

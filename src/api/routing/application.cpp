@@ -127,13 +127,15 @@ void Application::start() {
 
 bool Application::ready() const noexcept { return !draining_ && pool_.ready() && !cursor_secret_.empty(); }
 
-bool Application::settled() const noexcept {
+Application::Awaiting Application::awaiting() const noexcept {
+  if (!ready() && !(pool_.settled() && !pool_.ready())) return Awaiting::database;
   // Redis is not needed to serve (the node's own limits stand in), but its first attempt
   // is waited for, so that a node that can reach it starts with the fleet's limits.
+  if (redis_ && !redis_->settled()) return Awaiting::redis;
   // The standbys' first polls too: a write before them would not know which standbys it
   // must wait for (api/routing/read_router.hpp), and another node may read from one of them.
-  const bool database_settled = ready() || (pool_.settled() && !pool_.ready());
-  return database_settled && (!redis_ || redis_->settled()) && (!standbys_ || standbys_->settled());
+  if (standbys_ && !standbys_->settled()) return Awaiting::standbys;
+  return Awaiting::nothing;
 }
 
 runtime::task<void> Application::apply_store_change(std::string payload) {

@@ -42,10 +42,12 @@ class Application final : public http::Handler {
   // Ready to serve: the database is up and the cursor secret known; false once draining.
   // GET /readyz answers 200 exactly then.
   bool ready() const noexcept;
-  // Start-up has run its course: ready, or the database could not be reached on the
-  // first try (the node then serves 503 until it can, as it does during an outage). The
-  // node opens its listeners only once every core has settled.
-  bool settled() const noexcept;
+  // What start-up still waits for on this core, in this order: the database (ready, or
+  // found unreachable on the first try: the node then serves 503 until it can, as it does
+  // during an outage), Redis's first attempt, the standbys' first polls. The node opens
+  // its listeners only once every core awaits nothing.
+  enum class Awaiting { nothing, database, redis, standbys };
+  Awaiting awaiting() const noexcept;
   // Shutdown's first step: GET /readyz answers 503 from now on, so that a load balancer
   // takes the node out while it still serves everything else.
   void begin_draining() noexcept { draining_ = true; }
