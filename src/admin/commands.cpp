@@ -14,6 +14,7 @@
 #include "admin/staff.hpp"
 #include "admin/stock_history.hpp"
 #include "admin/store_copies.hpp"
+#include "admin/store_move.hpp"
 #include "admin/stores.hpp"
 #include "admin/validate.hpp"
 #include "admin/webhook_deliveries.hpp"
@@ -105,6 +106,10 @@ void cmd_store_set_rate_limit(JsonWriter& json, pqxx::connection& conn, const Fl
     copy_store_to_pod(w, f.get("store"));
     write_store(json, w, f.get("store"));
   });
+}
+
+void cmd_store_move(JsonWriter& json, pqxx::connection& conn, const Flags& f) {
+  move_store(json, conn, database_url(f.find("database-url")), f.get("store"), f.get("to"));
 }
 
 void cmd_staff_add(JsonWriter& json, pqxx::connection& conn, const Flags& f) {
@@ -232,6 +237,7 @@ const std::vector<Command>& commands() {
       {"store create", {{"name", "slug", "currency", "plan", "owner-email"}, {"locale", "url", "pod"}}, cmd_store_create},
       {"store set-plan", {{"store", "plan"}, {}}, cmd_store_set_plan, true},
       {"store set-rate-limit", {{"store", "rpm"}, {}}, cmd_store_set_rate_limit, true},
+      {"store move", {{"store", "to"}, {}}, cmd_store_move},
       {"staff add", {{"store", "email"}, {"access"}}, cmd_staff_add},
       {"key create", {{"store", "name", "access"}, {"scopes", "expires", "by"}}, cmd_key_create, true},
       {"key revoke", {{"key"}, {}}, cmd_key_revoke, true},

@@ -1,5 +1,6 @@
 #include "admin_cli.hpp"
 
+#include <fcntl.h>
 #include <poll.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -42,19 +43,17 @@ void drain(int out_fd, int err_fd, std::string& out, std::string& err) {
 
 }  // namespace
 
-CliResult run_admin(const std::vector<std::string>& args, const std::optional<std::string>& database_url) {
+namespace {
+
+// Forks and execs storeapi-admin with stdout and stderr on `out_fd` and `err_fd`.
+pid_t spawn_admin(const std::vector<std::string>& args, const std::optional<std::string>& database_url, int out_fd,
+                  int err_fd) {
   std::string path = admin_path();
-  int out_pipe[2], err_pipe[2];
-  if (pipe(out_pipe) != 0 || pipe(err_pipe) != 0) throw std::runtime_error("pipe failed");
   pid_t pid = fork();
   if (pid < 0) throw std::runtime_error("fork failed");
   if (pid == 0) {
-    dup2(out_pipe[1], STDOUT_FILENO);
-    dup2(err_pipe[1], STDERR_FILENO);
-    close(out_pipe[0]);
-    close(err_pipe[0]);
-    close(out_pipe[1]);
-    close(err_pipe[1]);
+    dup2(out_fd, STDOUT_FILENO);
+    dup2(err_fd, STDERR_FILENO);
     if (database_url) setenv("STOREAPI_DATABASE_URL", database_url->c_str(), 1);
     else unsetenv("STOREAPI_DATABASE_URL");
     std::vector<char*> argv;
@@ -64,6 +63,15 @@ CliResult run_admin(const std::vector<std::string>& args, const std::optional<st
     execv(path.c_str(), argv.data());
     _exit(127);
   }
+  return pid;
+}
+
+}  // namespace
+
+CliResult run_admin(const std::vector<std::string>& args, const std::optional<std::string>& database_url) {
+  int out_pipe[2], err_pipe[2];
+  if (pipe2(out_pipe, O_CLOEXEC) != 0 || pipe2(err_pipe, O_CLOEXEC) != 0) throw std::runtime_error("pipe failed");
+  pid_t pid = spawn_admin(args, database_url, out_pipe[1], err_pipe[1]);
   close(out_pipe[1]);
   close(err_pipe[1]);
   CliResult result;
@@ -72,6 +80,14 @@ CliResult run_admin(const std::vector<std::string>& args, const std::optional<st
   waitpid(pid, &status, 0);
   result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   return result;
+}
+
+pid_t start_admin(const std::vector<std::string>& args, const std::optional<std::string>& database_url) {
+  int null_fd = open("/dev/null", O_WRONLY | O_CLOEXEC);
+  if (null_fd < 0) throw std::runtime_error("cannot open /dev/null");
+  pid_t pid = spawn_admin(args, database_url, null_fd, null_fd);
+  close(null_fd);
+  return pid;
 }
 
 simdjson::dom::element parse_json(simdjson::dom::parser& parser, const std::string& text) {

@@ -96,7 +96,9 @@ void ThrowawayCluster::configure() {
        << "port = " << port_ << "\n"
        << "unix_socket_directories = '" << dir_ << "'\n"
        << "fsync = off\nsynchronous_commit = off\nfull_page_writes = off\n"
-       << "max_connections = 100\nshared_buffers = 32MB\n";
+       << "max_connections = 100\nshared_buffers = 32MB\n"
+       // Logical WAL, so a cluster can be the source of a store move (admin/store_move.hpp).
+       << "wal_level = logical\n";
 }
 
 ThrowawayCluster::ThrowawayCluster() {

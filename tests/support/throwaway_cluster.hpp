@@ -2,7 +2,8 @@
 // A PostgreSQL 15 cluster of the test's own, in a temporary directory on a free loopback
 // port, for tests that stop and start the database under a running server: stopping the
 // shared cluster of tools/test would fail every other test running beside them. As root
-// it runs as the `postgres` user (like tools/dev-db); trust authentication, fsync off.
+// it runs as the `postgres` user (like tools/dev-db); trust authentication, fsync off,
+// wal_level = logical.
 #include <cstdint>
 #include <string>
 
