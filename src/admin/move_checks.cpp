@@ -10,7 +10,7 @@ std::string schema_of(pqxx::connection& conn) {
   return work.exec1(
       "select coalesce((select string_agg(version || ':' || checksum, ',' order by version) from schema_migrations), '')"
       " || '/' || coalesce((select string_agg(version || ':' || checksum, ',' order by version)"
-      "                      from schema_functions), '')")[0]
+      "                      from schema_functions), '') as schema")["schema"]
       .c_str();
 }
 
@@ -18,7 +18,7 @@ std::string schema_of(pqxx::connection& conn) {
 
 void check_logical_wal(pqxx::connection& source, const std::string& source_name) {
   pqxx::nontransaction work(source);
-  std::string level = work.exec1("show wal_level")[0].c_str();
+  std::string level = work.exec1("show wal_level")["wal_level"].c_str();
   if (level != "logical")
     throw CommandError("pod '" + source_name + "' has wal_level = " + level +
                        "; moving a store off it needs wal_level = logical (a restart of its PostgreSQL)");
@@ -35,24 +35,24 @@ void cover_outbox(pqxx::connection& source, pqxx::connection& target, const std:
   pqxx::nontransaction from(source);
   auto s = from.exec_params1(
       "select (select min(t)::text from (select min(created_at) t from events where store_id = $1"
-      "        union all select min(created_at) from notifications where store_id = $1) o),"
-      "       (select max(ends_at)::text from outbox_partitions),"
+      "        union all select min(created_at) from notifications where store_id = $1) o) as oldest_row,"
+      "       (select max(ends_at)::text from outbox_partitions) as slots_end,"
       "       (select extract(epoch from ends_at - starts_at) from outbox_partitions"
-      "         where starts_at > '-infinity' order by ends_at desc limit 1)",
+      "         where starts_at > '-infinity' order by ends_at desc limit 1) as slot_seconds",
       store_id);
   pqxx::nontransaction to(target);
-  if (!s[1].is_null() && !s[2].is_null())
+  if (!s["slots_end"].is_null() && !s["slot_seconds"].is_null())
     to.exec_params(
         "select api.extend_outbox_partitions(make_interval(secs => $1), $2::timestamptz - now())"
         " where (select max(ends_at) from outbox_partitions) < $2::timestamptz",
-        s[2].as<double>(), s[1].c_str());
+        s["slot_seconds"].as<double>(), s["slots_end"].c_str());
   // Deliveries and attempts lie in their event's slot: the oldest event stands for them.
-  if (!s[0].is_null() &&
+  if (!s["oldest_row"].is_null() &&
       to.exec_params("select 1 from outbox_partitions where starts_at <= $1::timestamptz and $1::timestamptz < ends_at",
-                     s[0].c_str())
+                     s["oldest_row"].c_str())
           .empty())
     throw CommandError("pod '" + target_name + "' has no outbox partition for the store's rows of " +
-                       s[0].c_str() + " (its retention dropped them): the store cannot move there");
+                       s["oldest_row"].c_str() + " (its retention dropped them): the store cannot move there");
 }
 
 }  // namespace storeapi::admin

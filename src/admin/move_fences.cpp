@@ -23,7 +23,7 @@ select (select count(*) from webhook_deliveries d
                               and a.event_created_at = d.event_created_at and a.attempt = d.attempts))
      + (select count(*) from notifications n
          where n.store_id = $1 and n.status = 'pending' and n.attempts > 0 and n.next_attempt_at > now()
-           and n.updated_at <= $2::timestamptz)
+           and n.updated_at <= $2::timestamptz) as claimed
 )SQL";
 
 }  // namespace
@@ -37,15 +37,15 @@ std::int64_t pause_dispatch(pqxx::connection& source, const std::string& store_i
                         "insert into store_fences (store_id, epoch, writes_fenced, dispatch_paused)"
                         " values ($1, $2, false, true)"
                         " on conflict (store_id) do update set dispatch_paused = true, updated_at = api.now_ms()"
-                        " returning updated_at::text",
-                        store_id, epoch)[0]
+                        " returning updated_at::text as paused_at",
+                        store_id, epoch)["paused_at"]
                     .c_str();
     work.commit();
   }
   pqxx::nontransaction work(source);
   auto deadline = steady_clock::now() + limit;
   for (;;) {
-    auto claimed = work.exec_params1(kClaimedInFlight, store_id, paused_at)[0].as<std::int64_t>();
+    auto claimed = work.exec_params1(kClaimedInFlight, store_id, paused_at)["claimed"].as<std::int64_t>();
     if (claimed == 0 || steady_clock::now() > deadline) return claimed;
     std::this_thread::sleep_for(kDispatchPoll);
   }

@@ -20,10 +20,10 @@ constexpr milliseconds kUnread{3'000};
 
 std::string subscription_error(pqxx::nontransaction& work, const std::string& name) {
   auto r = work.exec_params(
-      "select coalesce(st.apply_error_count, 0) + coalesce(st.sync_error_count, 0) from pg_subscription s"
+      "select coalesce(st.apply_error_count, 0) + coalesce(st.sync_error_count, 0) as errors from pg_subscription s"
       " left join pg_stat_subscription_stats st on st.subid = s.oid where s.subname = $1",
       name);
-  return "the subscription " + name + " stopped on an error (" + (r.empty() ? "0" : r[0][0].c_str()) +
+  return "the subscription " + name + " stopped on an error (" + (r.empty() ? "0" : r[0]["errors"].c_str()) +
          " errors; the target's server log says which)";
 }
 
@@ -71,13 +71,13 @@ void wait_copied(pqxx::connection& target, const std::string& store_id) {
   pqxx::nontransaction work(target);
   for (;;) {
     auto r = work.exec_params1(
-        "select s.subenabled, count(*) filter (where r.srsubstate <> 'r') from pg_subscription s"
+        "select s.subenabled, count(*) filter (where r.srsubstate <> 'r') as copying from pg_subscription s"
         " left join pg_subscription_rel r on r.srsubid = s.oid"
         " where s.subname = $1 and s.subdbid = (select oid from pg_database where datname = current_database())"
         " group by s.subenabled",
         name);
-    if (!r[0].as<bool>()) throw CommandError(subscription_error(work, name));
-    if (r[1].as<long>() == 0) return;
+    if (!r["subenabled"].as<bool>()) throw CommandError(subscription_error(work, name));
+    if (r["copying"].as<long>() == 0) return;
     std::this_thread::sleep_for(kPoll);
   }
 }
@@ -85,18 +85,18 @@ void wait_copied(pqxx::connection& target, const std::string& store_id) {
 void wait_caught_up(pqxx::connection& source, const std::string& store_id, milliseconds limit) {
   const std::string name = replication_name(store_id);
   pqxx::nontransaction work(source);
-  const std::string position = work.exec1("select pg_current_wal_lsn()::text")[0].c_str();
+  const std::string position = work.exec1("select pg_current_wal_lsn()::text as position")["position"].c_str();
   const auto started = steady_clock::now();
   auto last_read = started;
   for (;;) {
     auto r = work.exec_params(
-        "select coalesce(confirmed_flush_lsn >= $2::pg_lsn, false), active from pg_replication_slots"
+        "select coalesce(confirmed_flush_lsn >= $2::pg_lsn, false) as caught_up, active from pg_replication_slots"
         " where slot_name = $1",
         name, position);
     if (r.empty()) throw CommandError("the replication slot " + name + " is gone from the source");
-    if (r[0][0].as<bool>()) return;
+    if (r[0]["caught_up"].as<bool>()) return;
     const auto now = steady_clock::now();
-    if (r[0][1].as<bool>()) last_read = now;
+    if (r[0]["active"].as<bool>()) last_read = now;
     // Nobody reads the slot: the subscription stopped on an error (disable_on_error), or
     // the target is down.
     if (now - last_read > kUnread)
@@ -124,7 +124,7 @@ void drop_publication(pqxx::connection& source, const std::string& store_id) {
   for (;;) {
     auto r = work.exec_params("select active from pg_replication_slots where slot_name = $1", name);
     if (r.empty()) return;
-    if (!r[0][0].as<bool>()) {
+    if (!r[0]["active"].as<bool>()) {
       work.exec_params("select pg_drop_replication_slot($1)", name);
       return;
     }

@@ -18,7 +18,7 @@ std::vector<StoreTable> store_tables(pqxx::transaction_base& work, bool director
            "  join pg_attribute a on a.attrelid = c.oid and a.attname = 'store_id' and not a.attisdropped"
            " where c.relnamespace = 'public'::regnamespace and c.relkind in ('r', 'p') and not c.relispartition"
            " order by c.relname")) {
-    std::string name = row[0].c_str();
+    std::string name = row["relname"].c_str();
     if (kDirectoryOnly.contains(name) || (name == "staff_members" && !directory_copies)) continue;
     tables.push_back({name, "store_id"});
   }

@@ -92,7 +92,7 @@ Placement placement(pqxx::connection& directory, const std::string& store_id) {
                ? work.exec_params("select pod, placement_epoch from stores where id = $1", store_id)
                : pqxx::result();
   if (r.empty()) throw CommandError("no store with id '" + store_id + "'");
-  return {r[0][0].c_str(), r[0][1].as<std::int64_t>()};
+  return {r[0]["pod"].c_str(), r[0]["placement_epoch"].as<std::int64_t>()};
 }
 
 // The move an earlier attempt left unfinished.
@@ -108,7 +108,8 @@ std::optional<MoveRecord> unfinished_move(pqxx::connection& directory, const std
   auto r = work.exec_params("select source, target, phase, epoch from store_moves where store_id = $1 and phase <> 'done'",
                             store_id);
   if (r.empty()) return std::nullopt;
-  return MoveRecord{r[0][0].c_str(), r[0][1].c_str(), r[0][2].c_str(), r[0][3].as<std::int64_t>()};
+  return MoveRecord{r[0]["source"].c_str(), r[0]["target"].c_str(), r[0]["phase"].c_str(),
+                    r[0]["epoch"].as<std::int64_t>()};
 }
 
 void record_phase(pqxx::connection& directory, const std::string& store_id, const char* phase) {
@@ -207,7 +208,8 @@ void write_report(JsonWriter& json, const std::string& store_id, const Report& r
 // process lets go of it).
 void lock_store_moves(pqxx::connection& directory, const std::string& store_id) {
   pqxx::nontransaction work(directory);
-  if (!work.exec_params1("select pg_try_advisory_lock(hashtext('storeapi.store_move'), hashtext($1))", store_id)[0]
+  if (!work.exec_params1("select pg_try_advisory_lock(hashtext('storeapi.store_move'), hashtext($1)) as locked",
+                          store_id)["locked"]
            .as<bool>())
     throw CommandError("another store move of store " + store_id + " is running");
 }

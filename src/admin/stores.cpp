@@ -37,8 +37,8 @@ std::string create_store(pqxx::work& work, const NewStore& s) {
       s.name, s.slug, url, s.currency, s.locale, s.plan, s.owner_email);
   // Main is the column's default, left to it so that a database migrated before pods
   // takes stores too (the tests of `migrate` fill one).
-  if (s.pod != "main") work.exec_params("update stores set pod = $2 where id = $1", row[0].c_str(), s.pod);
-  std::string id = row[0].c_str();
+  if (s.pod != "main") work.exec_params("update stores set pod = $2 where id = $1", row["id"].c_str(), s.pod);
+  std::string id = row["id"].c_str();
   AccessLevels all{};
   all.fill(Level::write);
   add_staff(work, id, s.owner_email, all, true);
@@ -70,26 +70,27 @@ void set_rate_limit(pqxx::work& work, const std::string& store_id, std::optional
 void write_store(JsonWriter& json, pqxx::work& work, const std::string& store_id) {
   auto r = work.exec_params1(
       "select s.id, s.name, s.slug, s.url, s.currency, s.locale, s.plan, s.rate_limit_rpm,"
-      " coalesce(s.rate_limit_rpm, (api.plan_limits(s.plan)).rpm), s.owner_email,"
-      " (select id from staff_members where store_id = s.id and is_owner), s.created_at, s.updated_at, s.pod"
+      " coalesce(s.rate_limit_rpm, (api.plan_limits(s.plan)).rpm) as effective_rpm, s.owner_email,"
+      " (select id from staff_members where store_id = s.id and is_owner) as owner_staff_id, s.created_at,"
+      " s.updated_at, s.pod"
       " from stores s where s.id = $1",
       store_id);
   json.begin_object()
       .field("object", "store")
-      .field("id", r[0].c_str())
-      .field("name", r[1].c_str())
-      .field("slug", r[2].c_str())
-      .field("url", r[3].c_str())
-      .field("currency", r[4].c_str())
-      .field("locale", r[5].c_str())
-      .field("plan", r[6].c_str())
-      .field("rate_limit_rpm", optional_int(r[7]))
-      .field("effective_rpm", r[8].as<std::int64_t>())
-      .field("owner_email", r[9].c_str())
-      .field("owner_staff_id", r[10].c_str())
-      .field("created_at", timestamp(r[11]))
-      .field("updated_at", timestamp(r[12]))
-      .field("pod", r[13].c_str())
+      .field("id", r["id"].c_str())
+      .field("name", r["name"].c_str())
+      .field("slug", r["slug"].c_str())
+      .field("url", r["url"].c_str())
+      .field("currency", r["currency"].c_str())
+      .field("locale", r["locale"].c_str())
+      .field("plan", r["plan"].c_str())
+      .field("rate_limit_rpm", optional_int(r["rate_limit_rpm"]))
+      .field("effective_rpm", r["effective_rpm"].as<std::int64_t>())
+      .field("owner_email", r["owner_email"].c_str())
+      .field("owner_staff_id", r["owner_staff_id"].c_str())
+      .field("created_at", timestamp(r["created_at"]))
+      .field("updated_at", timestamp(r["updated_at"]))
+      .field("pod", r["pod"].c_str())
       .end_object();
 }
 
