@@ -61,13 +61,14 @@ def check(lines):
             warnings.append(
                 f"WARNING: {side} {name} is not monotone within its spread over {rounds} round(s): "
                 f"{ms(low_min)}-{ms(low_max)} ms at {low:g} % but {ms(high_min)}-{ms(high_max)} ms at {high:g} %: "
-                f"the machine was not quiet, re-run before trusting this curve")
+                f"either the machine was not quiet (re-run before trusting this curve) or the server is "
+                f"faster busy than idle (a stage that shrinks with load in the stage tables)")
     return warnings
 
 
 def title(lines):
     curves = sorted({f"{side} {v[0]}" for side, curve in steps(lines).items() for v in violations(curve)})
-    return ("NOT MONOTONE (" + ", ".join(curves) + "): not a quiet machine") if curves else ""
+    return ("NOT MONOTONE (" + ", ".join(curves) + "): a busy machine, or faster busy than idle") if curves else ""
 
 
 def medians(lines, side):
