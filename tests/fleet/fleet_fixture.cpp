@@ -28,4 +28,8 @@ std::size_t occurrences(const std::string& haystack, const std::string& text) {
   return n;
 }
 
+std::size_t redis_back_lines(const std::string& stderr_text) {
+  return occurrences(stderr_text, " is back\n") - occurrences(stderr_text, " until it is back\n");
+}
+
 }  // namespace storeapi::testing

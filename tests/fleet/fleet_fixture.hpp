@@ -48,5 +48,8 @@ class FleetTest : public AuthTest {
 
 // How many times `text` occurs in `haystack`.
 std::size_t occurrences(const std::string& haystack, const std::string& text);
+// The lines saying Redis is back ("storeapi: redis HOST:PORT is back"); the outage's own
+// line ends "... until it is back" and is not one of them.
+std::size_t redis_back_lines(const std::string& stderr_text);
 
 }  // namespace storeapi::testing

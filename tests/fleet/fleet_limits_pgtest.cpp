@@ -213,9 +213,9 @@ TEST_F(Fleet, WithoutRedisEachNodeKeepsItsOwnLimitAndLogsTheOutageOnce) {
   // A reconnect is tried at least every 2 s (redis::ClientOptions::backoff_max), each with a
   // 200 ms connect and reply timeout that a loaded machine can miss several times over:
   // the wait is generous, as it only bounds a failure.
-  EXPECT_TRUE(eventually([&] { return occurrences(node_a().stderr_text(), "is back") == 1; }, std::chrono::seconds(90)))
+  EXPECT_TRUE(eventually([&] { return redis_back_lines(node_a().stderr_text()) == 1; }, std::chrono::seconds(90)))
       << node_a().stderr_text();
-  EXPECT_TRUE(eventually([&] { return occurrences(node_b().stderr_text(), "is back") == 1; }, std::chrono::seconds(90)))
+  EXPECT_TRUE(eventually([&] { return redis_back_lines(node_b().stderr_text()) == 1; }, std::chrono::seconds(90)))
       << node_b().stderr_text();
   // Both cores of both nodes reconnect on their own backoff; then the shared bucket counts.
   EXPECT_TRUE(eventually([&] {
@@ -239,7 +239,7 @@ TEST_F(Fleet, AFrozenRedisDelaysRequestsOnlyUntilItsTimeoutThenTheNodeLimitsAlon
     return occurrences(node_a().stderr_text(), "unreachable (no reply within") == 1;
   })) << node_a().stderr_text();
   redis_.thaw();
-  EXPECT_TRUE(eventually([&] { return occurrences(node_a().stderr_text(), "is back") == 1; }))
+  EXPECT_TRUE(eventually([&] { return redis_back_lines(node_a().stderr_text()) == 1; }))
       << node_a().stderr_text();
 }
 
