@@ -69,6 +69,7 @@ runtime::task<void> PgConnection::drive() {
     if (!conn_) {
       const bool established = co_await establish();
       attempted_ = true;
+      pool_.on_connection_attempted();
       if (established) {
         if (logged_failure_ && id_ == 0) std::fprintf(stderr, "storeapi: %s connection restored\n", pool_.options().label.c_str());
         logged_failure_ = false;

@@ -2,7 +2,6 @@
 
 #include "metrics/stage_timing.hpp"
 #include "db/connection.hpp"
-#include "runtime/io.hpp"
 
 #include <chrono>
 
@@ -93,9 +92,13 @@ runtime::task<Outcome> Pool::run_attempts(Unit& unit) {
     const auto entered = stage_timing::now_if_enabled();
     PgConnection* c = pick();
     // A retry follows a reset: give the connections the time to come back (rare path).
-    for (int i = 0; attempt > 0 && !c && i < 100; ++i) {
-      co_await runtime::sleep_for(options_.connect_timeout / 100);
-      c = pick();
+    if (attempt > 0 && !c) {
+      const auto until = runtime::Clock::now() + options_.connect_timeout;
+      while (!c) {
+        const runtime::Woken woken = co_await changed_.wait_until(until);
+        if (woken != runtime::Woken::signalled) break;
+        c = pick();
+      }
     }
     if (!c) co_return Outcome::unavailable;
     if (c->inflight() >= options_.max_inflight_per_connection || queue_head_) {
@@ -167,13 +170,17 @@ void Pool::count_connections_up() noexcept {
 void Pool::on_connection_ready(PgConnection&) {
   count_connections_up();
   dispatch_queued();
+  changed_.broadcast();
 }
+
+void Pool::on_connection_attempted() { changed_.broadcast(); }
 
 void Pool::on_connection_lost() {
   ++losses_;
   metrics_.reconnects.inc();
   count_connections_up();
   if (!ready()) fail_queued(Outcome::unavailable);
+  changed_.broadcast();
 }
 
 void Pool::on_unit_finished(PgConnection&) { dispatch_queued(); }

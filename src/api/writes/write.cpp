@@ -111,7 +111,7 @@ runtime::task<Finished> finish(Context& ctx, db::Unit& unit, Pod& pod, bool carr
       answered && written.rows() == 1 ? parse_key_outcome(row.outcome()) : std::nullopt;
   // A write that ran and succeeded has committed outbox rows (or, rarely, changed nothing).
   const bool outbox_rows = taken == KeyOutcome::run && row.status() == 200;
-  pod.dispatcher_wake.after_write(carries, answered, outbox_rows);
+  pod.dispatcher_wake().after_write(carries, answered, outbox_rows);
   if (!answered) {  // 503 or 500, as for reads
     if (keyed) count_key_released();
     co_return Finished::answered;
@@ -187,7 +187,6 @@ runtime::task<void> reject(Context& ctx, const IdempotencyKey& key, const Invali
   }
   const std::string bound_to = raw_fingerprint(ctx.req);
   const std::string body = stored_error(rejection);
-  db::Unit unit;
   co_await write_on_pod(ctx, [&](db::Unit& unit, Pod&) {
     unit.add(kStoreRejection, {ctx.caller.store(), key.text, std::string_view(bound_to),
                                error_info(rejection.code).status, std::string_view(body)});
@@ -226,7 +225,7 @@ runtime::task<void> run_write(Context& ctx, WriteEndpoint endpoint) {
   co_await write_on_pod(ctx, [&](db::Unit& unit, Pod& pod) {
     // First, so that a failed NOTIFY fails the write too (the rest of the transaction is
     // skipped) rather than roll back a write whose answer came already.
-    const bool carries = pod.dispatcher_wake.take_turn();
+    const bool carries = pod.dispatcher_wake().take_turn();
     if (carries) unit.add(kNotifyDispatchers, {});
     endpoint.add(unit, ctx, values, key_param, fingerprint_param);
     return carries;
