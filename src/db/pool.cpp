@@ -36,7 +36,7 @@ bool landed_on_read_only(Unit& unit) {
 struct Pool::AwaitUnit {
   Unit& unit;
   bool await_ready() const noexcept { return false; }
-  void await_suspend(std::coroutine_handle<> h) noexcept { unit.waiter = h; }
+  void await_suspend(std::coroutine_handle<> h) noexcept { unit.waiter_ = h; }
   Outcome await_resume() const noexcept { return unit.outcome_; }
 };
 
@@ -103,8 +103,9 @@ runtime::task<Outcome> Pool::run_attempts(Unit& unit) {
     if (!c) co_return Outcome::unavailable;
     if (c->inflight() >= options_.max_inflight_per_connection || queue_head_) {
       if (queued_ >= options_.max_queued) co_return Outcome::overloaded;
-      unit.next = nullptr;
-      if (queue_tail_) queue_tail_->next = &unit;
+      unit.move_to(Unit::Phase::queued);
+      unit.next_ = nullptr;
+      if (queue_tail_) queue_tail_->next_ = &unit;
       else queue_head_ = &unit;
       queue_tail_ = &unit;
       ++queued_;
@@ -114,19 +115,19 @@ runtime::task<Outcome> Pool::run_attempts(Unit& unit) {
     }
     Outcome outcome = co_await AwaitUnit{unit};
     if (stage_timing::enabled() && outcome == Outcome::done) {  // it was sent (else it never left the queue)
-      stage_timing::record(stage_timing::Stage::db_queue, unit.sent_at - entered);
-      stage_timing::record(stage_timing::Stage::db_pipeline, unit.first_in_line_at - unit.sent_at);
-      stage_timing::record_since(stage_timing::Stage::db, unit.first_in_line_at);
+      stage_timing::record(stage_timing::Stage::db_queue, unit.sent_at_ - entered);
+      stage_timing::record(stage_timing::Stage::db_pipeline, unit.first_in_line_at_ - unit.sent_at_);
+      stage_timing::record_since(stage_timing::Stage::db, unit.first_in_line_at_);
     }
     if (outcome == Outcome::done && attempt == 0 && needs_fresh_plan(unit)) {
-      unit.connection->reset();
+      unit.connection_->reset();
       unit.reset_results();
       continue;
     }
     if (outcome == Outcome::done && landed_on_read_only(unit)) {
       // The refused statement changed nothing, so running the unit again is safe; a second
       // refusal means no primary is reachable now: the database's state, answered 503.
-      unit.connection->reset();
+      unit.connection_->reset();
       if (attempt > 0) co_return Outcome::unavailable;
       unit.reset_results();
       continue;
@@ -140,7 +141,7 @@ void Pool::dispatch_queued() {
     PgConnection* c = pick();
     if (!c || c->inflight() >= options_.max_inflight_per_connection) return;
     Unit* u = queue_head_;
-    queue_head_ = u->next;
+    queue_head_ = u->next_;
     if (!queue_head_) queue_tail_ = nullptr;
     --queued_;
     metrics_.queued.dec();
@@ -151,13 +152,11 @@ void Pool::dispatch_queued() {
 void Pool::fail_queued(Outcome why) {
   while (queue_head_) {
     Unit* u = queue_head_;
-    queue_head_ = u->next;
+    queue_head_ = u->next_;
     if (!queue_head_) queue_tail_ = nullptr;
     --queued_;
     metrics_.queued.dec();
-    u->next = nullptr;
-    u->outcome_ = why;
-    u->waiter.resume();
+    u->finish(why);
   }
 }
 
