@@ -96,14 +96,14 @@ runtime::task<void> PgConnection::drive() {
     // every submit.
     const auto reply_window = pool_.options().statement_timeout + kReplyMargin;
     const runtime::Deadline deadline =
-        runtime::Deadline::at((head_ ? head_->sent_at : runtime::Clock::now()) + reply_window);
+        runtime::Deadline::at((head_ ? head_->sent_at_ : runtime::Clock::now()) + reply_window);
     runtime::Poll op(PQsocket(conn_), POLLIN | (want_write_ ? POLLOUT : 0), &deadline);
     polling_ = &op;
     int events = co_await op;
     polling_ = nullptr;
     if (events == -ECANCELED) {
       // The deadline, or woken to poll for something else or to close.
-      if (head_ && runtime::Clock::now() >= head_->sent_at + reply_window) {
+      if (head_ && runtime::Clock::now() >= head_->sent_at_ + reply_window) {
         last_error_ = "no answer from the database within the statement timeout";
         broken_ = true;
       }
