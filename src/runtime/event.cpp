@@ -54,7 +54,7 @@ Event::Wait::~Wait() {
   // completion points into this frame (as any io_uring operation's: docs/PITFALLS.md).
   assert(!timer_armed_);
   if (phase_ == Phase::linked) event_->unlink(*this);
-  if (reactor_) reactor_->forget(hook_);
+  if (hook_.queued) reactor_->forget(hook_);
 }
 
 bool Event::Wait::await_ready() const noexcept {
@@ -83,6 +83,9 @@ void Event::Wait::wake(Woken why) noexcept {
   assert(phase_ == Phase::linked);
   phase_ = Phase::waking;
   result_ = why;
+  // An event destroyed after its core stopped (its owner outlived the reactor): like an
+  // operation in flight when the ring went, the waiter is never resumed.
+  if (Reactor::current_or_null() != reactor_) return;
   // With a timer in the kernel the frame may resume only once its completion is in: the
   // cancelled timer's completion resumes it (on_timer).
   if (timer_armed_) reactor_->cancel(&timer_);

@@ -33,7 +33,8 @@ class Event {
   class Wait;
 
   Event() = default;
-  // Every waiter still linked resumes with Woken::broken.
+  // Every waiter still linked resumes with Woken::broken (unless the core's reactor has
+  // stopped: then, as for I/O in flight, it is never resumed).
   ~Event();
   Event(const Event&) = delete;
   Event& operator=(const Event&) = delete;

@@ -128,6 +128,20 @@ TEST(Event, DestroyingTheEventBreaksEveryWait) {
   EXPECT_EQ(with_deadline, Woken::broken);
 }
 
+TEST(Event, AnEventThatOutlivesItsReactorLeavesItsWaitersAlone) {
+  Event event;  // like a pool kept beyond the reactor that ran it
+  std::vector<Entry> log;
+  {
+    Reactor reactor(0, {});
+    run_task(reactor, [&]() -> task<void> {
+      spawn(waiter(event, 1, log));
+      co_return;
+    }());
+  }
+  // ~Event must not reach the reactor that is gone (AddressSanitizer holds it to that).
+  EXPECT_TRUE(event.has_waiters());
+}
+
 TEST(Event, AWaitingFrameDestroyedLeavesTheEvent) {
   Reactor reactor(0, {});
   Event event;
