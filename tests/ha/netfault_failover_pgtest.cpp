@@ -1,0 +1,257 @@
+// Failures a loopback cannot show, with the detection and failover bounds of
+// docs/DEPLOY.md "High availability": PostgreSQL clusters on hosts of a network of the
+// test's own (support/net_lab.hpp: namespaces, a bridge, veth links), the servers and the
+// clients in the lab's hub.
+//   - The primary's link is set down (its packets vanish: no reset, no refusal) under
+//     idempotent writers on two nodes, on the multi-host URL; its synchronous standby is
+//     promoted a second later. Writes are acknowledged before the cut and again within
+//     kFailoverBound of the promotion, every acknowledged write is on the new primary
+//     exactly once (StockWriters::check, key by key), and the clients saw only 200 or 503
+//     with Retry-After. The figure is printed (bench/RESULTS.md records the spread).
+//   - The primary is frozen (SIGSTOP) and thawed, no promotion: every answer meanwhile
+//     comes within kDetectionBound (503 with Retry-After, never held to the statement
+//     timeout, which is 10 s), /readyz turns 503 within it and 200 after the thaw.
+// Seen failing: with the pre-change connect (one deadline for the whole multi-host
+// connect, restarting at the first host) no write is acknowledged after the promotion;
+// with STOREAPI_DB_SILENCE_MS=0 and STOREAPI_TCP_USER_TIMEOUT_MS=0 the frozen primary's
+// first answers come after the statement timeout + 1 s (11 s).
+// Skipped, with the reason, only where network namespaces cannot be made (not root).
+#include <gtest/gtest.h>
+#include <pqxx/pqxx>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <thread>
+#include <vector>
+
+#include "api/seeded_server.hpp"
+#include "api/stock_writers.hpp"
+#include "support/net_lab.hpp"
+#include "support/poll.hpp"
+#include "support/readiness.hpp"
+#include "support/throwaway_cluster.hpp"
+
+namespace storeapi::testing {
+namespace {
+
+using namespace std::chrono_literals;
+using Clock = std::chrono::steady_clock;
+
+const std::string kSecret = "seeded-server-test-secret-of-32-bytes";  // SeededServer's: cursors work on both nodes
+
+// docs/DEPLOY.md's bounds with the default settings (1 s per host to connect, 1 s of
+// silence before the host is asked, 2 s TCP user timeout). The assertions add kLoadMargin:
+// the test runs beside seven other engineers' builds on two cores, and a scheduling
+// delay is not what it is after (a server that misses the bound misses it by seconds:
+// 11 s, or never, before).
+constexpr auto kFailoverBound = 2s;
+constexpr auto kDetectionBound = 3s;
+constexpr auto kLoadMargin = 1s;
+
+double ms(Clock::duration d) { return std::chrono::duration<double, std::milli>(d).count(); }
+
+std::string value_on(const std::string& url, const std::string& sql) {
+  pqxx::connection conn(url);
+  pqxx::nontransaction work(conn);
+  auto field = work.exec1(sql)[0];
+  return field.is_null() ? "" : field.c_str();
+}
+
+// The lab, or the reason the test is skipped.
+std::unique_ptr<NetLab> make_lab(std::string& why_not) {
+  try {
+    return std::make_unique<NetLab>();
+  } catch (const NetLab::Unavailable& e) {
+    why_not = e.what();
+    return nullptr;
+  }
+}
+
+// The test's own libpq connections (the side connection, the database's creation and
+// removal) are blocking: without a connect timeout, one reaching for the vanished host
+// would wait for the kernel's SYN retries (minutes). The server reads its URL only.
+struct BlockingConnectTimeout {
+  BlockingConnectTimeout() { ::setenv("PGCONNECT_TIMEOUT", "2", 1); }
+  ~BlockingConnectTimeout() { ::unsetenv("PGCONNECT_TIMEOUT"); }
+};
+
+// A primary whose commits wait for its one streaming standby, each on a host of the lab.
+struct SynchronousPair {
+  SynchronousPair(const NetLab::Host& first, const NetLab::Host& second)
+      : primary(ThrowawayCluster::OnHost{first.netns, first.address}),
+        standby(ThrowawayCluster::StandbyOf{primary}, ThrowawayCluster::OnHost{second.netns, second.address}) {
+    pqxx::connection conn(primary.url());
+    pqxx::nontransaction work(conn);
+    work.exec0("alter system set synchronous_commit = on");
+    work.exec0("alter system set synchronous_standby_names = '*'");
+    work.exec1("select pg_reload_conf()");
+    if (!eventually([&] {
+          return value_on(primary.url(), "select count(*) from pg_stat_replication where sync_state = 'sync'") == "1";
+        }))
+      throw std::runtime_error("the standby did not become synchronous");
+  }
+  ThrowawayCluster primary;
+  ThrowawayCluster standby;
+};
+
+TEST(NetFaults, PrimaryVanishesStandbyPromotedWritesBackWithinTheBound) {
+  std::string why_not;
+  std::unique_ptr<NetLab> lab = make_lab(why_not);
+  if (!lab) GTEST_SKIP() << "network namespaces cannot be made here: " << why_not;
+  BlockingConnectTimeout blocking;
+  const NetLab::Host& first = lab->add_host();
+  const NetLab::Host& second = lab->add_host();
+  SynchronousPair pair(first, second);
+  SeededServer env(multi_host_url(pair.primary, pair.standby));
+  auto node_b = start_api_server(env.database().url(), kSecret);
+  StockWriters writers(env, "vanish", {env.port(), node_b->port()});
+
+  // The writers' movements as a cluster has them (the writers' own record is read after
+  // the run only).
+  auto movements_on = [&](const ThrowawayCluster& cluster) {
+    try {
+      return std::stol(value_on(cluster.url(env.database().name()),
+                                "select count(*) from stock_movements where note like 'vanish-%'"));
+    } catch (const std::exception&) {
+      return -1L;
+    }
+  };
+  const Clock::time_point started = Clock::now();
+  Clock::time_point cut, promoted;
+  writers.run([&] {
+    EXPECT_TRUE(eventually([&] { return movements_on(pair.primary) >= 5; }, 30s));
+    cut = Clock::now();
+    lab->cut(first);
+    std::this_thread::sleep_for(1s);  // the old primary's packets vanish, nothing answers
+    pair.standby.promote();
+    promoted = Clock::now();
+    const long at_promotion = movements_on(pair.standby);
+    EXPECT_TRUE(eventually([&] { return movements_on(pair.standby) > at_promotion; }, 30s, 10ms));
+    std::this_thread::sleep_for(1s);  // writes on the new primary
+  });
+
+  const auto before = writers.first_acknowledged_after(started);
+  ASSERT_TRUE(before.has_value());
+  EXPECT_LT(started + *before, cut) << "no write acknowledged before the cut";
+  const auto after = writers.first_acknowledged_after(promoted);
+  ASSERT_TRUE(after.has_value()) << "no write acknowledged after the promotion";
+  const auto statuses = writers.statuses();
+  for (const auto& [status, count] : statuses)
+    EXPECT_TRUE(status == 200 || status == 503) << count << " answered " << status;
+  auto answered = [&](int status) {
+    const auto it = statuses.find(status);
+    return it == statuses.end() ? 0L : it->second;
+  };
+  std::printf("netfault failover: first write acknowledged %.0f ms after the promotion (%.0f ms after the cut); "
+              "answers: 200 %ld, 503 %ld\n",
+              ms(*after), ms(promoted + *after - cut), answered(200), answered(503));
+  EXPECT_LT(*after, kFailoverBound + kLoadMargin);
+  EXPECT_EQ(writers.unavailable_without_retry_after(), 0);
+
+  env.reconnect_sql();  // the side connection died with the old primary
+  writers.check();
+  // Its packets would otherwise hold a fast shutdown on the walsender's goodbye.
+  pair.primary.kill();
+}
+
+// One request's fate while the database is frozen.
+struct Answer {
+  Clock::time_point sent;
+  Clock::duration took;
+  int status;
+  bool retry_after;
+};
+
+TEST(NetFaults, FrozenPrimaryAnswered503WithinTheBoundAndReadyzFollows) {
+  ThrowawayCluster cluster;
+  SeededServer env(cluster.url());
+  const std::string product_path = "/v1/products/" + env.live_variant(0).product;
+  const Headers bearer{{"Authorization", "Bearer " + env.key().key}};
+
+  std::mutex mutex;
+  std::vector<Answer> answers;
+  std::atomic<bool> stop{false};
+  // Readers on both cores' connections: each core's pool has work in flight when the
+  // database freezes (an idle connection has nothing to notice).
+  std::vector<std::thread> clients;
+  for (int i = 0; i < 4; ++i)
+    clients.emplace_back([&] {
+      while (!stop) {
+        const auto sent = Clock::now();
+        Answer a{sent, {}, 0, false};
+        try {
+          HttpResponse r = HttpClient(env.port(), 20s).get(product_path, bearer);
+          a.status = r.status;
+          a.retry_after = r.header("Retry-After").has_value();
+        } catch (const std::exception&) {
+        }
+        a.took = Clock::now() - sent;
+        {
+          std::lock_guard lock(mutex);
+          answers.push_back(a);
+        }
+        std::this_thread::sleep_for(20ms);
+      }
+    });
+  auto readyz = [&] {
+    try {
+      return HttpClient(env.port(), 5s).get("/readyz").status;
+    } catch (const std::exception&) {
+      return 0;
+    }
+  };
+
+  EXPECT_TRUE(eventually([&] {
+    std::lock_guard lock(mutex);
+    return std::count_if(answers.begin(), answers.end(), [](const Answer& a) { return a.status == 200; }) >= 10;
+  }));
+  const Clock::time_point frozen = Clock::now();
+  cluster.freeze();
+  const bool drained = eventually([&] { return readyz() == 503; }, 15s, 10ms);
+  const auto readyz_after = Clock::now() - frozen;
+  // Long enough for every client to have been answered during the freeze (statement
+  // timeout 10 s: held to it, a request would still be waiting when the thaw comes).
+  std::this_thread::sleep_for(kDetectionBound + kLoadMargin + 1s);
+  const Clock::time_point thawed = Clock::now();
+  cluster.thaw();
+  const bool back = eventually([&] { return readyz() == 200; }, 30s, 10ms);
+  const auto ready_again_after = Clock::now() - thawed;
+  EXPECT_TRUE(eventually([&] {
+    std::lock_guard lock(mutex);
+    return std::any_of(answers.begin(), answers.end(),
+                       [&](const Answer& a) { return a.sent > thawed && a.status == 200; });
+  }));
+  stop = true;
+  for (auto& t : clients) t.join();
+
+  Clock::duration slowest{};
+  long unavailable = 0, other = 0;
+  for (const Answer& a : answers) {
+    if (a.sent + a.took < frozen || a.sent > thawed) continue;
+    slowest = std::max(slowest, a.took);
+    if (a.status == 503) {
+      ++unavailable;
+      EXPECT_TRUE(a.retry_after) << "a 503 without Retry-After";
+    } else if (a.status != 200) {
+      ++other;
+    }
+  }
+  std::printf("netfault freeze: /readyz 503 %.0f ms after the freeze, 200 %.0f ms after the thaw; slowest answer "
+              "meanwhile %.0f ms; 503 %ld, other %ld\n",
+              ms(readyz_after), ms(ready_again_after), ms(slowest), unavailable, other);
+  EXPECT_TRUE(drained) << "/readyz never turned 503";
+  EXPECT_LT(readyz_after, kDetectionBound + kLoadMargin);
+  EXPECT_TRUE(back) << "/readyz never turned 200 again";
+  EXPECT_GT(unavailable, 0);
+  EXPECT_EQ(other, 0);
+  EXPECT_LT(slowest, kDetectionBound + kLoadMargin);
+}
+
+}  // namespace
+}  // namespace storeapi::testing
