@@ -32,6 +32,7 @@
 
 #include "api/seeded_server.hpp"
 #include "api/stock_writers.hpp"
+#include "support/metrics_scrape.hpp"
 #include "support/net_lab.hpp"
 #include "support/poll.hpp"
 #include "support/readiness.hpp"
@@ -251,6 +252,113 @@ TEST(NetFaults, FrozenPrimaryAnswered503WithinTheBoundAndReadyzFollows) {
   EXPECT_GT(unavailable, 0);
   EXPECT_EQ(other, 0);
   EXPECT_LT(slowest, kDetectionBound + kLoadMargin);
+}
+
+// With no request in flight nothing owes an answer: only the sockets' keepalives, ended
+// by their TCP user timeout, notice that the database's host vanished, so that /readyz
+// drains an idle node too. Seen failing with STOREAPI_TCP_USER_TIMEOUT_MS=0 (no keepalives):
+// /readyz stays 200 for as long as the test waits.
+TEST(NetFaults, IdleNodeNoticesAVanishedPrimaryThroughKeepalives) {
+  std::string why_not;
+  std::unique_ptr<NetLab> lab = make_lab(why_not);
+  if (!lab) GTEST_SKIP() << "network namespaces cannot be made here: " << why_not;
+  BlockingConnectTimeout blocking;
+  const NetLab::Host& host = lab->add_host();
+  ThrowawayCluster cluster(ThrowawayCluster::OnHost{host.netns, host.address});
+  SeededServer env(cluster.url());
+  auto readyz = [&] {
+    try {
+      return HttpClient(env.port(), 5s).get("/readyz").status;
+    } catch (const std::exception&) {
+      return 0;
+    }
+  };
+  // Every core: a few answers in a row on new connections.
+  auto every_core_says = [&](int status) {
+    for (int i = 0; i < 6; ++i)
+      if (readyz() != status) return false;
+    return true;
+  };
+  ASSERT_TRUE(eventually([&] { return every_core_says(200); }));
+  const Clock::time_point cut = Clock::now();
+  lab->cut(host);
+  const bool drained = eventually([&] { return every_core_says(503); }, 20s, 50ms);
+  const auto took = Clock::now() - cut;
+  std::printf("netfault idle: /readyz 503 on every core %.0f ms after the cut\n", ms(took));
+  EXPECT_TRUE(drained);
+  EXPECT_LT(took, kDetectionBound + kLoadMargin);
+  lab->mend(host);
+  EXPECT_TRUE(eventually([&] { return every_core_says(200); }, 30s));
+}
+
+// The stock of `variant` in a GET /v1/products/{id} body; -1 when it is not there.
+long stock_in(const std::string& product_body, const std::string& variant) {
+  const Json product(product_body);
+  for (int i = 0; product.has("/variants/" + std::to_string(i)); ++i) {
+    const std::string at = "/variants/" + std::to_string(i);
+    if (product.get(at + "/id") == variant) return std::stol(product.get(at + "/stock"));
+  }
+  return -1;
+}
+
+// A hot standby (asynchronous) serving a node's reads vanishes: a read stuck on it is
+// given up within the detection bound and answered by the primary, later reads go to the
+// primary at once, and none shows a stock older than the write before it.
+TEST(NetFaults, StandbyVanishesReadsMoveToThePrimaryWithoutAStaleRead) {
+  std::string why_not;
+  std::unique_ptr<NetLab> lab = make_lab(why_not);
+  if (!lab) GTEST_SKIP() << "network namespaces cannot be made here: " << why_not;
+  BlockingConnectTimeout blocking;
+  const NetLab::Host& first = lab->add_host();
+  const NetLab::Host& second = lab->add_host();
+  ThrowawayCluster primary(ThrowawayCluster::OnHost{first.netns, first.address});
+  ThrowawayCluster standby(ThrowawayCluster::StandbyOf{primary}, ThrowawayCluster::OnHost{second.netns, second.address});
+  SeededServer env(primary.url());
+  const std::string written = env.value("select pg_current_wal_insert_lsn()::text");
+  ASSERT_TRUE(eventually([&] {
+    return value_on(standby.url(), "select pg_last_wal_replay_lsn() >= '" + written + "'::pg_lsn") == "t";
+  }));
+  auto reader =
+      start_api_server(env.database().url(), kSecret, {{"STOREAPI_REPLICA_URLS", standby.url(env.database().name())}});
+  const VariantRef variant = env.live_variant(0);
+  const Headers bearer{{"Authorization", "Bearer " + env.key().key}};
+  auto reads_on = [&](const std::string& target) {
+    return metric_value(scrape_metrics(reader->metrics_port()), R"(storeapi_db_reads_total{target=")" + target + R"("})");
+  };
+  long quantity = 0;
+  Clock::duration slowest_after_cut{};
+  long stale = 0, failed = 0;
+  std::optional<Clock::time_point> cut;
+  // One write then one read through the reader; false once the loop should end.
+  auto write_then_read = [&] {
+    ++quantity;
+    HttpResponse w = HttpClient(reader->port(), 20s).request_json(
+        "POST", variant.path() + "/stock", bearer, R"({"mode":"set","quantity":)" + std::to_string(quantity) + "}");
+    EXPECT_EQ(w.status, 200) << w.body;
+    const auto sent = Clock::now();
+    HttpResponse r = HttpClient(reader->port(), 20s).get("/v1/products/" + variant.product, bearer);
+    const auto took = Clock::now() - sent;
+    if (r.status != 200) ++failed;
+    else if (stock_in(r.body, variant.variant) != quantity) ++stale;
+    if (cut) slowest_after_cut = std::max(slowest_after_cut, took);
+  };
+  const double standby_before = reads_on("standby");
+  ASSERT_TRUE(eventually([&] {
+    write_then_read();
+    return reads_on("standby") > standby_before;
+  }));
+  cut = Clock::now();
+  lab->cut(second);
+  const double primary_at_cut = reads_on("primary");
+  // Long enough for the stuck read, the standby's loss and reads after it.
+  while (Clock::now() - *cut < kDetectionBound + kLoadMargin + 2s) write_then_read();
+  std::printf("netfault standby: slowest read after the cut %.0f ms; reads on the primary since %.0f\n",
+              ms(slowest_after_cut), reads_on("primary") - primary_at_cut);
+  EXPECT_EQ(stale, 0) << "reads showed a stock older than the write before them";
+  EXPECT_EQ(failed, 0);
+  EXPECT_LT(slowest_after_cut, kDetectionBound + kLoadMargin);
+  EXPECT_GT(reads_on("primary"), primary_at_cut);
+  lab->mend(second);
 }
 
 }  // namespace
