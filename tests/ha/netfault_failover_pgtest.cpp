@@ -35,6 +35,7 @@
 #include "support/metrics_scrape.hpp"
 #include "support/net_lab.hpp"
 #include "support/poll.hpp"
+#include "support/redis_process.hpp"
 #include "support/readiness.hpp"
 #include "support/throwaway_cluster.hpp"
 
@@ -359,6 +360,77 @@ TEST(NetFaults, StandbyVanishesReadsMoveToThePrimaryWithoutAStaleRead) {
   EXPECT_LT(slowest_after_cut, kDetectionBound + kLoadMargin);
   EXPECT_GT(reads_on("primary"), primary_at_cut);
   lab->mend(second);
+}
+
+// Fleet mode's Redis vanishes (its host cut off, not its process killed): requests go on,
+// each answered within the Redis timeout's reach, on the node's own limits; the node says
+// when Redis went and when it is back.
+TEST(NetFaults, RedisVanishesRequestsGoOnOnTheNodesOwnLimits) {
+  std::string why_not;
+  std::unique_ptr<NetLab> lab = make_lab(why_not);
+  if (!lab) GTEST_SKIP() << "network namespaces cannot be made here: " << why_not;
+  BlockingConnectTimeout blocking;
+  const NetLab::Host& database = lab->add_host();
+  const NetLab::Host& redis_host = lab->add_host();
+  ThrowawayCluster cluster(ThrowawayCluster::OnHost{database.netns, database.address});
+  RedisOptions redis_options;
+  redis_options.netns = redis_host.netns;
+  redis_options.address = redis_host.address;
+  RedisProcess redis(redis_options);
+  SeededServer env(cluster.url(), {{"STOREAPI_REDIS_URL", redis.url()}});
+  const std::string product_path = "/v1/products/" + env.live_variant(0).product;
+  const Headers bearer{{"Authorization", "Bearer " + env.key().key}};
+
+  std::mutex mutex;
+  std::vector<Answer> answers;
+  std::atomic<bool> stop{false};
+  std::vector<std::thread> clients;
+  for (int i = 0; i < 2; ++i)
+    clients.emplace_back([&] {
+      while (!stop) {
+        const auto sent = Clock::now();
+        Answer a{sent, {}, 0, false};
+        try {
+          a.status = HttpClient(env.port(), 20s).get(product_path, bearer).status;
+        } catch (const std::exception&) {
+        }
+        a.took = Clock::now() - sent;
+        {
+          std::lock_guard lock(mutex);
+          answers.push_back(a);
+        }
+        std::this_thread::sleep_for(20ms);
+      }
+    });
+  auto server_says = [&](const std::string& text) { return env.server_stderr().find(text) != std::string::npos; };
+  EXPECT_TRUE(eventually([&] {
+    std::lock_guard lock(mutex);
+    return answers.size() >= 10;
+  }));
+  const Clock::time_point cut = Clock::now();
+  lab->cut(redis_host);
+  EXPECT_TRUE(eventually([&] { return server_says("unreachable"); }, 15s));
+  const auto noticed = Clock::now() - cut;
+  std::this_thread::sleep_for(2s);  // requests on the node's own limits
+  const Clock::time_point mended = Clock::now();
+  lab->mend(redis_host);
+  EXPECT_TRUE(eventually([&] { return server_says("is back"); }, 30s)) << env.server_stderr();
+  stop = true;
+  for (auto& t : clients) t.join();
+
+  Clock::duration slowest{};
+  long during = 0, not_ok = 0;
+  for (const Answer& a : answers) {
+    if (a.sent + a.took < cut || a.sent > mended) continue;
+    ++during;
+    slowest = std::max(slowest, a.took);
+    not_ok += a.status != 200;
+  }
+  std::printf("netfault redis: outage logged %.0f ms after the cut; %ld answers meanwhile, slowest %.0f ms\n",
+              ms(noticed), during, ms(slowest));
+  EXPECT_GT(during, 0);
+  EXPECT_EQ(not_ok, 0);
+  EXPECT_LT(slowest, kDetectionBound + kLoadMargin);
 }
 
 }  // namespace
