@@ -27,7 +27,7 @@ struct RedisOptions {
   bool require_client_certificate = false;  // with tls
   // On a host of a NetLab (support/net_lab.hpp): run in its network namespace, listening
   // on its address; empty: loopback.
-  std::string netns;
+  std::string netns{};
   std::string address = "127.0.0.1";
 };
 
