@@ -145,8 +145,11 @@ runtime::task<Connected> connect(const std::string& url, const ConnectOptions& o
   if (!list.failure.empty()) co_return Connected{nullptr, list.failure, {}};
   HostDemotions& demotions = HostDemotions::process();
   std::string failures;
-  for (const std::string& session : session_passes(settings.target_session_attrs)) {
-    for (std::size_t i : demotions.order(list.hosts, HostDemotions::Clock::now())) {
+  // Named, not temporaries of the loops' heads, as the co_awaits below cross them.
+  const std::vector<std::string> passes = session_passes(settings.target_session_attrs);
+  for (const std::string& session : passes) {
+    const std::vector<std::size_t> order = demotions.order(list.hosts, HostDemotions::Clock::now());
+    for (std::size_t i : order) {
       const HostTarget& host = list.hosts[i];
       HostAttempt attempt = co_await connect_host(url, settings, host, session, options);
       note(demotions, host, attempt.result);
@@ -156,6 +159,7 @@ runtime::task<Connected> connect(const std::string& url, const ConnectOptions& o
       failures += host.key() + ": " + attempt.failure;
     }
   }
+  if (failures.empty()) failures = "every host timed out less than a second ago (tried again shortly)";
   co_return Connected{nullptr, std::move(failures), {}};
 }
 

@@ -59,32 +59,34 @@ HostDemotions& HostDemotions::process() {
 
 void HostDemotions::timed_out(const std::string& key, Clock::time_point now) {
   std::lock_guard lock(mutex_);
-  timed_out_at_[key] = now;
+  demoted_[key] = {now, now};
 }
 
 void HostDemotions::answered(const std::string& key) {
   std::lock_guard lock(mutex_);
-  timed_out_at_.erase(key);
+  demoted_.erase(key);
 }
 
 std::vector<std::size_t> HostDemotions::order(std::span<const HostTarget> hosts, Clock::time_point now) {
-  std::vector<std::size_t> fresh, demoted;
+  std::vector<std::size_t> fresh, due;
   std::vector<Clock::time_point> since(hosts.size());
   {
     std::lock_guard lock(mutex_);
     for (std::size_t i = 0; i < hosts.size(); ++i) {
-      const auto it = timed_out_at_.find(hosts[i].key());
-      if (it != timed_out_at_.end() && now - it->second >= period_) timed_out_at_.erase(it);
-      else if (it != timed_out_at_.end()) {
-        since[i] = it->second;
-        demoted.push_back(i);
+      const auto it = demoted_.find(hosts[i].key());
+      if (it != demoted_.end() && now - it->second.since >= period_) demoted_.erase(it);
+      else if (it != demoted_.end()) {
+        if (now - it->second.offered < retry_every_) continue;  // another attempt has it
+        it->second.offered = now;
+        since[i] = it->second.since;
+        due.push_back(i);
         continue;
       }
       fresh.push_back(i);
     }
   }
-  std::stable_sort(demoted.begin(), demoted.end(), [&](std::size_t a, std::size_t b) { return since[a] < since[b]; });
-  fresh.insert(fresh.end(), demoted.begin(), demoted.end());
+  std::stable_sort(due.begin(), due.end(), [&](std::size_t a, std::size_t b) { return since[a] < since[b]; });
+  fresh.insert(fresh.end(), due.begin(), due.end());
   return fresh;
 }
 

@@ -39,26 +39,37 @@ std::vector<std::string> session_passes(const std::string& target_session_attrs)
 
 // Hosts whose connect timed out are tried after the others for `period`, so the next
 // attempt does not sit out the same dead host's deadline again before reaching a live
-// one. Shared by every core (connects are rare: a mutex is cheap enough).
+// one; and a demoted host is offered to one attempt per `retry_every` in the process,
+// the others leaving it out: while it stays dead one connection at a time waits out its
+// deadline, the rest cycle through the live hosts at their backoff's pace, so a standby
+// promoted meanwhile is found within a backoff rather than a deadline and a backoff.
+// Shared by every core (connects are rare: a mutex is cheap enough).
 class HostDemotions {
  public:
   using Clock = std::chrono::steady_clock;
   static constexpr std::chrono::seconds kPeriod{30};
+  static constexpr std::chrono::seconds kRetryEvery{1};
 
-  explicit HostDemotions(std::chrono::milliseconds period = kPeriod) : period_(period) {}
+  explicit HostDemotions(std::chrono::milliseconds period = kPeriod, std::chrono::milliseconds retry_every = kRetryEvery)
+      : period_(period), retry_every_(retry_every) {}
   static HostDemotions& process();
 
   void timed_out(const std::string& key, Clock::time_point now);
   // The host answered (a session, or a refusal: it is there): it keeps its place.
   void answered(const std::string& key);
-  // Indexes into `hosts`: those not demoted in URL order, then the demoted ones, the
-  // longest ago first.
+  // Indexes into `hosts` for one attempt: those not demoted in URL order, then the
+  // demoted ones due to be offered again, the longest demoted first (possibly none).
   std::vector<std::size_t> order(std::span<const HostTarget> hosts, Clock::time_point now);
 
  private:
+  struct Demotion {
+    Clock::time_point since;    // its last timeout
+    Clock::time_point offered;  // the last attempt it was given to
+  };
   std::chrono::milliseconds period_;
+  std::chrono::milliseconds retry_every_;
   std::mutex mutex_;
-  std::map<std::string, Clock::time_point> timed_out_at_;
+  std::map<std::string, Demotion> demoted_;
 };
 
 }  // namespace storeapi::db

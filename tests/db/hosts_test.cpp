@@ -54,7 +54,7 @@ TEST(DbHosts, UrlOrderWhileNothingTimedOut) {
 }
 
 TEST(DbHosts, AHostThatTimedOutGoesLastForThePeriod) {
-  HostDemotions d(30s);
+  HostDemotions d(30s, 1s);
   const HostList list = split_hosts("a,b,c", "", "5432");
   const auto t0 = Clock::now();
   d.timed_out("a:5432", t0);
@@ -67,14 +67,29 @@ TEST(DbHosts, AHostThatTimedOutGoesLastForThePeriod) {
   EXPECT_EQ(d.order(list.hosts, t0 + 33s), (std::vector<std::size_t>{0, 1, 2}));
 }
 
+TEST(DbHosts, ADemotedHostIsOfferedToOneAttemptPerRetryInterval) {
+  HostDemotions d(30s, 1s);
+  const HostList list = split_hosts("a,b", "", "5432");
+  const auto t0 = Clock::now();
+  d.timed_out("a:5432", t0);  // the attempt that timed out had it
+  EXPECT_EQ(d.order(list.hosts, t0), (std::vector<std::size_t>{1}));
+  EXPECT_EQ(d.order(list.hosts, t0 + 999ms), (std::vector<std::size_t>{1}));
+  EXPECT_EQ(d.order(list.hosts, t0 + 1s), (std::vector<std::size_t>{1, 0}));
+  EXPECT_EQ(d.order(list.hosts, t0 + 1500ms), (std::vector<std::size_t>{1}));  // that attempt has it
+  // A URL of one host: no host at all for the attempts in between.
+  const HostList one = split_hosts("a", "", "5432");
+  EXPECT_EQ(d.order(one.hosts, t0 + 1500ms), (std::vector<std::size_t>{}));
+  EXPECT_EQ(d.order(one.hosts, t0 + 2s), (std::vector<std::size_t>{0}));
+}
+
 TEST(DbHosts, AHostThatAnswersHasItsPlaceBack) {
   HostDemotions d;
   const HostList list = split_hosts("a,b", "", "5432");
   const auto t0 = Clock::now();
   d.timed_out("a:5432", t0);
-  EXPECT_EQ(d.order(list.hosts, t0), (std::vector<std::size_t>{1, 0}));
+  EXPECT_EQ(d.order(list.hosts, t0 + 1s), (std::vector<std::size_t>{1, 0}));
   d.answered("a:5432");
-  EXPECT_EQ(d.order(list.hosts, t0), (std::vector<std::size_t>{0, 1}));
+  EXPECT_EQ(d.order(list.hosts, t0 + 1s), (std::vector<std::size_t>{0, 1}));
 }
 
 }  // namespace
