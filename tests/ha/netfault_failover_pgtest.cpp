@@ -11,6 +11,8 @@
 //   - The primary is frozen (SIGSTOP) and thawed, no promotion: every answer meanwhile
 //     comes within kDetectionBound (503 with Retry-After, never held to the statement
 //     timeout, which is 10 s), /readyz turns 503 within it and 200 after the thaw.
+//   - Further cases below, each with its comment: an idle node (keepalives), a standby,
+//     a pod's primary, Redis.
 // Seen failing: with the pre-change connect (one deadline for the whole multi-host
 // connect, restarting at the first host) no write is acknowledged after the promotion;
 // with STOREAPI_DB_SILENCE_MS=0 and STOREAPI_TCP_USER_TIMEOUT_MS=0 the frozen primary's
@@ -36,6 +38,8 @@
 #include "support/net_lab.hpp"
 #include "support/poll.hpp"
 #include "support/redis_process.hpp"
+#include "support/test_database.hpp"
+#include "support/test_pod.hpp"
 #include "support/readiness.hpp"
 #include "support/throwaway_cluster.hpp"
 
@@ -439,6 +443,68 @@ TEST(NetFaults, RedisVanishesRequestsGoOnOnTheNodesOwnLimits) {
   EXPECT_GT(during, 0);
   EXPECT_EQ(not_ok, 0);
   EXPECT_LT(slowest, kDetectionBound + kLoadMargin);
+}
+
+// A pod's primary vanishes (docs/DECISIONS.md, "Pods"): the directory on one host, a
+// second pod on another; with the second's host cut off, its store's requests are answered
+// 503 with Retry-After within the detection bound, the directory's store's 200 throughout,
+// and /readyz (the directory's health) stays 200.
+TEST(NetFaults, APodsPrimaryVanishesOnlyItsStoresAnswer503) {
+  std::string why_not;
+  std::unique_ptr<NetLab> lab = make_lab(why_not);
+  if (!lab) GTEST_SKIP() << "network namespaces cannot be made here: " << why_not;
+  BlockingConnectTimeout blocking;
+  const NetLab::Host& main_host = lab->add_host();
+  const NetLab::Host& pod_host = lab->add_host();
+  ThrowawayCluster main_cluster(ThrowawayCluster::OnHost{main_host.netns, main_host.address});
+  ThrowawayCluster pod_cluster(ThrowawayCluster::OnHost{pod_host.netns, pod_host.address});
+  TestDatabase directory(TestDatabase::Schema::migrated, main_cluster.url());
+  TestPod second(directory, "second", pod_cluster.url());
+  const TestStore home = directory.create_store();
+  const TestKey home_key = directory.create_key(home.id, "full");
+  const TestStore placed = directory.create_store();
+  second.place(placed.id);
+  const TestKey placed_key = directory.create_key(placed.id, "full");
+  {
+    // The loop below asks as fast as it is answered: no rate limit in its way.
+    auto conn = directory.connect();
+    pqxx::nontransaction work(*conn);
+    work.exec_params0("update stores set rate_limit_rpm = 1000000 where id in ($1, $2)", home.id, placed.id);
+  }
+  auto server = start_api_server(directory.url(), kSecret);
+  auto get = [&](const TestKey& key, const std::string& path) {
+    try {
+      HttpResponse r = HttpClient(server->port(), 20s).get(path, {{"Authorization", "Bearer " + key.key}});
+      return std::pair{r.status, r.header("Retry-After").has_value()};
+    } catch (const std::exception&) {
+      return std::pair{0, false};
+    }
+  };
+  ASSERT_TRUE(eventually([&] { return get(placed_key, "/v1/products").first == 200; }));
+  ASSERT_EQ(get(home_key, "/v1/products").first, 200);
+
+  const Clock::time_point cut = Clock::now();
+  lab->cut(pod_host);
+  Clock::duration slowest{};
+  long placed_503 = 0, placed_other = 0, home_not_200 = 0, readyz_not_200 = 0;
+  // Long enough for the pod's connections to be given up and refused at once after.
+  while (Clock::now() - cut < kDetectionBound + kLoadMargin + 2s) {
+    const auto sent = Clock::now();
+    const auto [status, retry_after] = get(placed_key, "/v1/products");
+    slowest = std::max(slowest, Clock::now() - sent);
+    if (status == 503 && retry_after) ++placed_503;
+    else if (status != 200) ++placed_other;  // 200: answered before the pod's loss was known
+    home_not_200 += get(home_key, "/v1/products").first != 200;
+    readyz_not_200 += HttpClient(server->port(), 5s).get("/readyz").status != 200;
+  }
+  std::printf("netfault pod: slowest answer for the cut pod's store %.0f ms; its 503s %ld\n", ms(slowest),
+              placed_503);
+  EXPECT_GT(placed_503, 0);
+  EXPECT_EQ(placed_other, 0);
+  EXPECT_EQ(home_not_200, 0);
+  EXPECT_EQ(readyz_not_200, 0);
+  EXPECT_LT(slowest, kDetectionBound + kLoadMargin);
+  lab->mend(pod_host);
 }
 
 }  // namespace
