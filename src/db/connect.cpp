@@ -30,7 +30,7 @@ UrlSettings read_url(const std::string& url) {
   UrlSettings s;
   char* error = nullptr;
   std::unique_ptr<PQconninfoOption, decltype(&PQconninfoFree)> parsed(PQconninfoParse(url.c_str(), &error),
-                                                                       &PQconninfoFree);
+                                                                      &PQconninfoFree);
   if (!parsed) {
     s.failure = error ? one_line(error) : "out of memory";
     PQfreemem(error);
@@ -39,15 +39,24 @@ UrlSettings read_url(const std::string& url) {
   for (const PQconninfoOption* o = parsed.get(); o->keyword; ++o) {
     if (!o->val) continue;
     const std::string_view k = o->keyword;
-    if (k == "host") s.host = o->val;
-    else if (k == "hostaddr") s.hostaddr = o->val;
-    else if (k == "port") s.port = o->val;
-    else if (k == "target_session_attrs") s.target_session_attrs = o->val;
-    else if (k == "connect_timeout") s.connect_timeout = o->val;
-    else if (k == "tcp_user_timeout") s.sets_tcp_user_timeout = true;
-    else if (k == "keepalives") s.sets_keepalives = true;
-    else if (k == "keepalives_idle") s.sets_keepalives_idle = true;
-    else if (k == "keepalives_interval") s.sets_keepalives_interval = true;
+    if (k == "host")
+      s.host = o->val;
+    else if (k == "hostaddr")
+      s.hostaddr = o->val;
+    else if (k == "port")
+      s.port = o->val;
+    else if (k == "target_session_attrs")
+      s.target_session_attrs = o->val;
+    else if (k == "connect_timeout")
+      s.connect_timeout = o->val;
+    else if (k == "tcp_user_timeout")
+      s.sets_tcp_user_timeout = true;
+    else if (k == "keepalives")
+      s.sets_keepalives = true;
+    else if (k == "keepalives_idle")
+      s.sets_keepalives_idle = true;
+    else if (k == "keepalives_interval")
+      s.sets_keepalives_interval = true;
   }
   return s;
 }
@@ -75,10 +84,16 @@ runtime::task<HostAttempt> connect_host(const std::string& url, const UrlSetting
   const std::string user_timeout = std::to_string(options.tcp_user_timeout.count());
   // Later keywords override what the URL (expanded from dbname) says; an empty value
   // overrides nothing, which is right: the URL's list was empty too.
-  std::vector<const char*> keys{"dbname", "host", "hostaddr", "port", "target_session_attrs",
-                                "options", "application_name", "client_encoding"};
-  std::vector<const char*> values{url.c_str(), host.host.c_str(), host.hostaddr.c_str(), host.port.c_str(),
-                                  session.c_str(), statement_options.c_str(), options.application_name.c_str(), "UTF8"};
+  std::vector<const char*> keys{
+      "dbname", "host", "hostaddr", "port", "target_session_attrs", "options", "application_name", "client_encoding"};
+  std::vector<const char*> values{url.c_str(),
+                                  host.host.c_str(),
+                                  host.hostaddr.c_str(),
+                                  host.port.c_str(),
+                                  session.c_str(),
+                                  statement_options.c_str(),
+                                  options.application_name.c_str(),
+                                  "UTF8"};
   if (options.tcp_user_timeout.count() > 0) {
     const std::pair<bool, std::pair<const char*, const char*>> defaults[] = {
         {settings.sets_tcp_user_timeout, {"tcp_user_timeout", user_timeout.c_str()}},
@@ -119,8 +134,10 @@ runtime::task<HostAttempt> connect_host(const std::string& url, const UrlSetting
 }
 
 void note(HostDemotions& demotions, const HostTarget& host, HostResult result) {
-  if (result == HostResult::timed_out) demotions.timed_out(host.key(), HostDemotions::Clock::now());
-  else demotions.answered(host.key());
+  if (result == HostResult::timed_out)
+    demotions.timed_out(host.key(), HostDemotions::Clock::now());
+  else
+    demotions.answered(host.key());
 }
 
 }  // namespace

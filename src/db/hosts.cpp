@@ -36,11 +36,12 @@ HostList split_hosts(const std::string& host, const std::string& hostaddr, const
   std::vector<std::string> ports = split_commas(port);
   const std::size_t count = hostaddr.empty() ? hosts.size() : addrs.size();
   if (!host.empty() && hosts.size() != count)
-    return {{}, "could not match " + std::to_string(hosts.size()) + " host names to " + std::to_string(count) +
-                    " hostaddr values"};
+    return {{},
+            "could not match " + std::to_string(hosts.size()) + " host names to " + std::to_string(count) +
+                " hostaddr values"};
   if (!spread(ports, count))
-    return {{}, "could not match " + std::to_string(ports.size()) + " port numbers to " + std::to_string(count) +
-                    " hosts"};
+    return {{},
+            "could not match " + std::to_string(ports.size()) + " port numbers to " + std::to_string(count) + " hosts"};
   HostList list;
   for (std::size_t i = 0; i < count; ++i)
     list.hosts.push_back({host.empty() ? "" : hosts[i], hostaddr.empty() ? "" : addrs[i], ports[i]});
@@ -74,7 +75,8 @@ std::vector<std::size_t> HostDemotions::order(std::span<const HostTarget> hosts,
     std::lock_guard lock(mutex_);
     for (std::size_t i = 0; i < hosts.size(); ++i) {
       const auto it = demoted_.find(hosts[i].key());
-      if (it != demoted_.end() && now - it->second.since >= period_) demoted_.erase(it);
+      if (it != demoted_.end() && now - it->second.since >= period_)
+        demoted_.erase(it);
       else if (it != demoted_.end()) {
         if (now - it->second.offered < retry_every_) continue;  // another attempt has it
         it->second.offered = now;

@@ -50,7 +50,8 @@ class HostDemotions {
   static constexpr std::chrono::seconds kPeriod{30};
   static constexpr std::chrono::seconds kRetryEvery{1};
 
-  explicit HostDemotions(std::chrono::milliseconds period = kPeriod, std::chrono::milliseconds retry_every = kRetryEvery)
+  explicit HostDemotions(std::chrono::milliseconds period = kPeriod,
+                         std::chrono::milliseconds retry_every = kRetryEvery)
       : period_(period), retry_every_(retry_every) {}
   static HostDemotions& process();
 

@@ -154,9 +154,10 @@ TEST(NetFaults, PrimaryVanishesStandbyPromotedWritesBackWithinTheBound) {
     const auto it = statuses.find(status);
     return it == statuses.end() ? 0L : it->second;
   };
-  std::printf("netfault failover: first write acknowledged %.0f ms after the promotion (%.0f ms after the cut); "
-              "answers: 200 %ld, 503 %ld\n",
-              ms(*after), ms(promoted + *after - cut), answered(200), answered(503));
+  std::printf(
+      "netfault failover: first write acknowledged %.0f ms after the promotion (%.0f ms after the cut); "
+      "answers: 200 %ld, 503 %ld\n",
+      ms(*after), ms(promoted + *after - cut), answered(200), answered(503));
   EXPECT_LT(*after, kFailoverBound + kLoadMargin);
   EXPECT_EQ(writers.unavailable_without_retry_after(), 0);
 
@@ -248,9 +249,10 @@ TEST(NetFaults, FrozenPrimaryAnswered503WithinTheBoundAndReadyzFollows) {
       ++other;
     }
   }
-  std::printf("netfault freeze: /readyz 503 %.0f ms after the freeze, 200 %.0f ms after the thaw; slowest answer "
-              "meanwhile %.0f ms; 503 %ld, other %ld\n",
-              ms(readyz_after), ms(ready_again_after), ms(slowest), unavailable, other);
+  std::printf(
+      "netfault freeze: /readyz 503 %.0f ms after the freeze, 200 %.0f ms after the thaw; slowest answer "
+      "meanwhile %.0f ms; 503 %ld, other %ld\n",
+      ms(readyz_after), ms(ready_again_after), ms(slowest), unavailable, other);
   EXPECT_TRUE(drained) << "/readyz never turned 503";
   EXPECT_LT(readyz_after, kDetectionBound + kLoadMargin);
   EXPECT_TRUE(back) << "/readyz never turned 200 again";
@@ -317,18 +319,19 @@ TEST(NetFaults, StandbyVanishesReadsMoveToThePrimaryWithoutAStaleRead) {
   const NetLab::Host& first = lab->add_host();
   const NetLab::Host& second = lab->add_host();
   ThrowawayCluster primary(ThrowawayCluster::OnHost{first.netns, first.address});
-  ThrowawayCluster standby(ThrowawayCluster::StandbyOf{primary}, ThrowawayCluster::OnHost{second.netns, second.address});
+  ThrowawayCluster standby(ThrowawayCluster::StandbyOf{primary},
+                           ThrowawayCluster::OnHost{second.netns, second.address});
   SeededServer env(primary.url());
   const std::string written = env.value("select pg_current_wal_insert_lsn()::text");
-  ASSERT_TRUE(eventually([&] {
-    return value_on(standby.url(), "select pg_last_wal_replay_lsn() >= '" + written + "'::pg_lsn") == "t";
-  }));
+  ASSERT_TRUE(eventually(
+      [&] { return value_on(standby.url(), "select pg_last_wal_replay_lsn() >= '" + written + "'::pg_lsn") == "t"; }));
   auto reader =
       start_api_server(env.database().url(), kSecret, {{"STOREAPI_REPLICA_URLS", standby.url(env.database().name())}});
   const VariantRef variant = env.live_variant(0);
   const Headers bearer{{"Authorization", "Bearer " + env.key().key}};
   auto reads_on = [&](const std::string& target) {
-    return metric_value(scrape_metrics(reader->metrics_port()), R"(storeapi_db_reads_total{target=")" + target + R"("})");
+    return metric_value(scrape_metrics(reader->metrics_port()),
+                        R"(storeapi_db_reads_total{target=")" + target + R"("})");
   };
   long quantity = 0;
   Clock::duration slowest_after_cut{};
@@ -338,16 +341,19 @@ TEST(NetFaults, StandbyVanishesReadsMoveToThePrimaryWithoutAStaleRead) {
   // goes to the primary, one finding it caught up to the standby.
   auto write = [&] {
     ++quantity;
-    HttpResponse w = HttpClient(reader->port(), 20s).request_json(
-        "POST", variant.path() + "/stock", bearer, R"({"mode":"set","quantity":)" + std::to_string(quantity) + "}");
+    HttpResponse w = HttpClient(reader->port(), 20s)
+                         .request_json("POST", variant.path() + "/stock", bearer,
+                                       R"({"mode":"set","quantity":)" + std::to_string(quantity) + "}");
     EXPECT_EQ(w.status, 200) << w.body;
   };
   auto read = [&] {
     const auto sent = Clock::now();
     HttpResponse r = HttpClient(reader->port(), 20s).get("/v1/products/" + variant.product, bearer);
     const auto took = Clock::now() - sent;
-    if (r.status != 200) ++failed;
-    else if (stock_in(r.body, variant.variant) != quantity) ++stale;
+    if (r.status != 200)
+      ++failed;
+    else if (stock_in(r.body, variant.variant) != quantity)
+      ++stale;
     if (cut) slowest_after_cut = std::max(slowest_after_cut, took);
   };
   const double standby_before = reads_on("standby");
@@ -492,13 +498,14 @@ TEST(NetFaults, APodsPrimaryVanishesOnlyItsStoresAnswer503) {
     const auto sent = Clock::now();
     const auto [status, retry_after] = get(placed_key, "/v1/products");
     slowest = std::max(slowest, Clock::now() - sent);
-    if (status == 503 && retry_after) ++placed_503;
-    else if (status != 200) ++placed_other;  // 200: answered before the pod's loss was known
+    if (status == 503 && retry_after)
+      ++placed_503;
+    else if (status != 200)
+      ++placed_other;  // 200: answered before the pod's loss was known
     home_not_200 += get(home_key, "/v1/products").first != 200;
     readyz_not_200 += HttpClient(server->port(), 5s).get("/readyz").status != 200;
   }
-  std::printf("netfault pod: slowest answer for the cut pod's store %.0f ms; its 503s %ld\n", ms(slowest),
-              placed_503);
+  std::printf("netfault pod: slowest answer for the cut pod's store %.0f ms; its 503s %ld\n", ms(slowest), placed_503);
   EXPECT_GT(placed_503, 0);
   EXPECT_EQ(placed_other, 0);
   EXPECT_EQ(home_not_200, 0);

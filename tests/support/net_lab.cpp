@@ -125,7 +125,8 @@ const NetLab::Host& NetLab::add_host() {
   run_checked({"ip", "netns", "add", host.netns});
   hosts_.push_back(host);
   run_checked({"ip", "-n", host.netns, "link", "set", "lo", "up"});
-  run_checked({"ip", "-n", hub_, "link", "add", host.hub_link, "type", "veth", "peer", "name", "eth0", "netns", host.netns});
+  run_checked(
+      {"ip", "-n", hub_, "link", "add", host.hub_link, "type", "veth", "peer", "name", "eth0", "netns", host.netns});
   run_checked({"ip", "-n", hub_, "link", "set", host.hub_link, "master", "br0", "up"});
   run_checked({"ip", "-n", host.netns, "link", "set", "eth0", "address", mac, "up"});
   run_checked({"ip", "-n", host.netns, "addr", "add", host.address + "/24", "dev", "eth0"});

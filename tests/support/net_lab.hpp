@@ -22,9 +22,9 @@ class NetLab {
     using std::runtime_error::runtime_error;
   };
   struct Host {
-    std::string netns;    // `ip netns exec <netns> …` runs a program on it
-    std::string address;  // its address on the bridge
-    std::string hub_link; // its veth's end in the hub
+    std::string netns;     // `ip netns exec <netns> …` runs a program on it
+    std::string address;   // its address on the bridge
+    std::string hub_link;  // its veth's end in the hub
   };
 
   NetLab();
