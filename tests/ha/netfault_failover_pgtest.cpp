@@ -34,6 +34,7 @@
 
 #include "api/seeded_server.hpp"
 #include "api/stock_writers.hpp"
+#include "ha/synchronous_pair.hpp"
 #include "support/metrics_scrape.hpp"
 #include "support/net_lab.hpp"
 #include "support/poll.hpp"
@@ -69,16 +70,6 @@ std::string value_on(const std::string& url, const std::string& sql) {
   return field.is_null() ? "" : field.c_str();
 }
 
-// The lab, or the reason the test is skipped.
-std::unique_ptr<NetLab> make_lab(std::string& why_not) {
-  try {
-    return std::make_unique<NetLab>();
-  } catch (const NetLab::Unavailable& e) {
-    why_not = e.what();
-    return nullptr;
-  }
-}
-
 // The test's own libpq connections (the side connection, the database's creation and
 // removal) are blocking: without a connect timeout, one reaching for the vanished host
 // would wait for the kernel's SYN retries (minutes). The server reads its URL only.
@@ -87,33 +78,24 @@ struct BlockingConnectTimeout {
   ~BlockingConnectTimeout() { ::unsetenv("PGCONNECT_TIMEOUT"); }
 };
 
-// A primary whose commits wait for its one streaming standby, each on a host of the lab.
-struct SynchronousPair {
-  SynchronousPair(const NetLab::Host& first, const NetLab::Host& second)
-      : primary(ThrowawayCluster::OnHost{first.netns, first.address}),
-        standby(ThrowawayCluster::StandbyOf{primary}, ThrowawayCluster::OnHost{second.netns, second.address}) {
-    pqxx::connection conn(primary.url());
-    pqxx::nontransaction work(conn);
-    work.exec0("alter system set synchronous_commit = on");
-    work.exec0("alter system set synchronous_standby_names = '*'");
-    work.exec1("select pg_reload_conf()");
-    if (!eventually([&] {
-          return value_on(primary.url(), "select count(*) from pg_stat_replication where sync_state = 'sync'") == "1";
-        }))
-      throw std::runtime_error("the standby did not become synchronous");
+// The cases on hosts of a lab, skipped with the reason where it cannot be made.
+class NetFaults : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    try {
+      lab = std::make_unique<NetLab>();
+    } catch (const NetLab::Unavailable& e) {
+      GTEST_SKIP() << "network namespaces cannot be made here: " << e.what();
+    }
   }
-  ThrowawayCluster primary;
-  ThrowawayCluster standby;
+  BlockingConnectTimeout blocking;
+  std::unique_ptr<NetLab> lab;
 };
 
-TEST(NetFaults, PrimaryVanishesStandbyPromotedWritesBackWithinTheBound) {
-  std::string why_not;
-  std::unique_ptr<NetLab> lab = make_lab(why_not);
-  if (!lab) GTEST_SKIP() << "network namespaces cannot be made here: " << why_not;
-  BlockingConnectTimeout blocking;
+TEST_F(NetFaults, PrimaryVanishesStandbyPromotedWritesBackWithinTheBound) {
   const NetLab::Host& first = lab->add_host();
   const NetLab::Host& second = lab->add_host();
-  SynchronousPair pair(first, second);
+  SynchronousPair pair({first.netns, first.address}, {second.netns, second.address});
   SeededServer env(multi_host_url(pair.primary, pair.standby));
   auto node_b = start_api_server(env.database().url(), kSecret);
   StockWriters writers(env, "vanish", {env.port(), node_b->port()});
@@ -167,45 +149,72 @@ TEST(NetFaults, PrimaryVanishesStandbyPromotedWritesBackWithinTheBound) {
   pair.primary.kill();
 }
 
-// One request's fate while the database is frozen.
+// One request's fate while a fault lasts.
 struct Answer {
   Clock::time_point sent;
   Clock::duration took;
-  int status;
+  int status;  // 0: no answer
   bool retry_after;
 };
 
-TEST(NetFaults, FrozenPrimaryAnswered503WithinTheBoundAndReadyzFollows) {
+// Clients reading `path` on `port` as fast as they are answered (each on a new
+// connection, so both cores of the server take some), until stop().
+class Readers {
+ public:
+  Readers(std::uint16_t port, std::string path, Headers headers, int clients) {
+    for (int i = 0; i < clients; ++i)
+      threads_.emplace_back([this, port, path, headers] {
+        while (!stop_) {
+          Answer a{Clock::now(), {}, 0, false};
+          try {
+            HttpResponse r = HttpClient(port, 20s).get(path, headers);
+            a.status = r.status;
+            a.retry_after = r.header("Retry-After").has_value();
+          } catch (const std::exception&) {
+          }
+          a.took = Clock::now() - a.sent;
+          {
+            std::lock_guard lock(mutex_);
+            answers_.push_back(a);
+          }
+          std::this_thread::sleep_for(20ms);  // a steady load, not a flood of instant 503s
+        }
+      });
+  }
+  ~Readers() { stop(); }
+
+  void stop() {
+    stop_ = true;
+    for (auto& t : threads_)
+      if (t.joinable()) t.join();
+  }
+  std::vector<Answer> answers() const {
+    std::lock_guard lock(mutex_);
+    return answers_;
+  }
+  // Whether an answer sent at or after `since` had `status`.
+  bool answered_since(Clock::time_point since, int status) const {
+    std::lock_guard lock(mutex_);
+    return std::any_of(answers_.begin(), answers_.end(),
+                       [&](const Answer& a) { return a.sent >= since && a.status == status; });
+  }
+
+ private:
+  mutable std::mutex mutex_;
+  std::vector<Answer> answers_;
+  std::atomic<bool> stop_{false};
+  std::vector<std::thread> threads_;
+};
+
+TEST(Freeze, FrozenPrimaryAnswered503WithinTheBoundAndReadyzFollows) {
   ThrowawayCluster cluster;
   SeededServer env(cluster.url());
   const std::string product_path = "/v1/products/" + env.live_variant(0).product;
   const Headers bearer{{"Authorization", "Bearer " + env.key().key}};
 
-  std::mutex mutex;
-  std::vector<Answer> answers;
-  std::atomic<bool> stop{false};
   // Readers on both cores' connections: each core's pool has work in flight when the
   // database freezes (an idle connection has nothing to notice).
-  std::vector<std::thread> clients;
-  for (int i = 0; i < 4; ++i)
-    clients.emplace_back([&] {
-      while (!stop) {
-        const auto sent = Clock::now();
-        Answer a{sent, {}, 0, false};
-        try {
-          HttpResponse r = HttpClient(env.port(), 20s).get(product_path, bearer);
-          a.status = r.status;
-          a.retry_after = r.header("Retry-After").has_value();
-        } catch (const std::exception&) {
-        }
-        a.took = Clock::now() - sent;
-        {
-          std::lock_guard lock(mutex);
-          answers.push_back(a);
-        }
-        std::this_thread::sleep_for(20ms);
-      }
-    });
+  Readers readers(env.port(), product_path, bearer, 4);
   auto readyz = [&] {
     try {
       return HttpClient(env.port(), 5s).get("/readyz").status;
@@ -214,10 +223,8 @@ TEST(NetFaults, FrozenPrimaryAnswered503WithinTheBoundAndReadyzFollows) {
     }
   };
 
-  EXPECT_TRUE(eventually([&] {
-    std::lock_guard lock(mutex);
-    return std::count_if(answers.begin(), answers.end(), [](const Answer& a) { return a.status == 200; }) >= 10;
-  }));
+  const Clock::time_point started = Clock::now();
+  EXPECT_TRUE(eventually([&] { return readers.answered_since(started, 200); }));
   const Clock::time_point frozen = Clock::now();
   cluster.freeze();
   const bool drained = eventually([&] { return readyz() == 503; }, 15s, 10ms);
@@ -229,17 +236,12 @@ TEST(NetFaults, FrozenPrimaryAnswered503WithinTheBoundAndReadyzFollows) {
   cluster.thaw();
   const bool back = eventually([&] { return readyz() == 200; }, 30s, 10ms);
   const auto ready_again_after = Clock::now() - thawed;
-  EXPECT_TRUE(eventually([&] {
-    std::lock_guard lock(mutex);
-    return std::any_of(answers.begin(), answers.end(),
-                       [&](const Answer& a) { return a.sent > thawed && a.status == 200; });
-  }));
-  stop = true;
-  for (auto& t : clients) t.join();
+  EXPECT_TRUE(eventually([&] { return readers.answered_since(thawed, 200); }));
+  readers.stop();
 
   Clock::duration slowest{};
   long unavailable = 0, other = 0;
-  for (const Answer& a : answers) {
+  for (const Answer& a : readers.answers()) {
     if (a.sent + a.took < frozen || a.sent > thawed) continue;
     slowest = std::max(slowest, a.took);
     if (a.status == 503) {
@@ -265,11 +267,7 @@ TEST(NetFaults, FrozenPrimaryAnswered503WithinTheBoundAndReadyzFollows) {
 // by their TCP user timeout, notice that the database's host vanished, so that /readyz
 // drains an idle node too. Seen failing with STOREAPI_TCP_USER_TIMEOUT_MS=0 (no keepalives):
 // /readyz stays 200 for as long as the test waits.
-TEST(NetFaults, IdleNodeNoticesAVanishedPrimaryThroughKeepalives) {
-  std::string why_not;
-  std::unique_ptr<NetLab> lab = make_lab(why_not);
-  if (!lab) GTEST_SKIP() << "network namespaces cannot be made here: " << why_not;
-  BlockingConnectTimeout blocking;
+TEST_F(NetFaults, IdleNodeNoticesAVanishedPrimaryThroughKeepalives) {
   const NetLab::Host& host = lab->add_host();
   ThrowawayCluster cluster(ThrowawayCluster::OnHost{host.netns, host.address});
   SeededServer env(cluster.url());
@@ -311,11 +309,7 @@ long stock_in(const std::string& product_body, const std::string& variant) {
 // A hot standby (asynchronous) serving a node's reads vanishes: a read stuck on it is
 // given up within the detection bound and answered by the primary, later reads go to the
 // primary at once, and none shows a stock older than the write before it.
-TEST(NetFaults, StandbyVanishesReadsMoveToThePrimaryWithoutAStaleRead) {
-  std::string why_not;
-  std::unique_ptr<NetLab> lab = make_lab(why_not);
-  if (!lab) GTEST_SKIP() << "network namespaces cannot be made here: " << why_not;
-  BlockingConnectTimeout blocking;
+TEST_F(NetFaults, StandbyVanishesReadsMoveToThePrimaryWithoutAStaleRead) {
   const NetLab::Host& first = lab->add_host();
   const NetLab::Host& second = lab->add_host();
   ThrowawayCluster primary(ThrowawayCluster::OnHost{first.netns, first.address});
@@ -383,11 +377,7 @@ TEST(NetFaults, StandbyVanishesReadsMoveToThePrimaryWithoutAStaleRead) {
 // Fleet mode's Redis vanishes (its host cut off, not its process killed): requests go on,
 // each answered within the Redis timeout's reach, on the node's own limits; the node says
 // when Redis went and when it is back.
-TEST(NetFaults, RedisVanishesRequestsGoOnOnTheNodesOwnLimits) {
-  std::string why_not;
-  std::unique_ptr<NetLab> lab = make_lab(why_not);
-  if (!lab) GTEST_SKIP() << "network namespaces cannot be made here: " << why_not;
-  BlockingConnectTimeout blocking;
+TEST_F(NetFaults, RedisVanishesRequestsGoOnOnTheNodesOwnLimits) {
   const NetLab::Host& database = lab->add_host();
   const NetLab::Host& redis_host = lab->add_host();
   ThrowawayCluster cluster(ThrowawayCluster::OnHost{database.netns, database.address});
@@ -399,32 +389,10 @@ TEST(NetFaults, RedisVanishesRequestsGoOnOnTheNodesOwnLimits) {
   const std::string product_path = "/v1/products/" + env.live_variant(0).product;
   const Headers bearer{{"Authorization", "Bearer " + env.key().key}};
 
-  std::mutex mutex;
-  std::vector<Answer> answers;
-  std::atomic<bool> stop{false};
-  std::vector<std::thread> clients;
-  for (int i = 0; i < 2; ++i)
-    clients.emplace_back([&] {
-      while (!stop) {
-        const auto sent = Clock::now();
-        Answer a{sent, {}, 0, false};
-        try {
-          a.status = HttpClient(env.port(), 20s).get(product_path, bearer).status;
-        } catch (const std::exception&) {
-        }
-        a.took = Clock::now() - sent;
-        {
-          std::lock_guard lock(mutex);
-          answers.push_back(a);
-        }
-        std::this_thread::sleep_for(20ms);
-      }
-    });
+  Readers readers(env.port(), product_path, bearer, 2);
   auto server_says = [&](const std::string& text) { return env.server_stderr().find(text) != std::string::npos; };
-  EXPECT_TRUE(eventually([&] {
-    std::lock_guard lock(mutex);
-    return answers.size() >= 10;
-  }));
+  const Clock::time_point started = Clock::now();
+  EXPECT_TRUE(eventually([&] { return readers.answered_since(started, 200); }));
   const Clock::time_point cut = Clock::now();
   lab->cut(redis_host);
   EXPECT_TRUE(eventually([&] { return server_says("unreachable"); }, 15s));
@@ -433,12 +401,11 @@ TEST(NetFaults, RedisVanishesRequestsGoOnOnTheNodesOwnLimits) {
   const Clock::time_point mended = Clock::now();
   lab->mend(redis_host);
   EXPECT_TRUE(eventually([&] { return server_says("is back"); }, 30s)) << env.server_stderr();
-  stop = true;
-  for (auto& t : clients) t.join();
+  readers.stop();
 
   Clock::duration slowest{};
   long during = 0, not_ok = 0;
-  for (const Answer& a : answers) {
+  for (const Answer& a : readers.answers()) {
     if (a.sent + a.took < cut || a.sent > mended) continue;
     ++during;
     slowest = std::max(slowest, a.took);
@@ -455,11 +422,7 @@ TEST(NetFaults, RedisVanishesRequestsGoOnOnTheNodesOwnLimits) {
 // second pod on another; with the second's host cut off, its store's requests are answered
 // 503 with Retry-After within the detection bound, the directory's store's 200 throughout,
 // and /readyz (the directory's health) stays 200.
-TEST(NetFaults, APodsPrimaryVanishesOnlyItsStoresAnswer503) {
-  std::string why_not;
-  std::unique_ptr<NetLab> lab = make_lab(why_not);
-  if (!lab) GTEST_SKIP() << "network namespaces cannot be made here: " << why_not;
-  BlockingConnectTimeout blocking;
+TEST_F(NetFaults, APodsPrimaryVanishesOnlyItsStoresAnswer503) {
   const NetLab::Host& main_host = lab->add_host();
   const NetLab::Host& pod_host = lab->add_host();
   ThrowawayCluster main_cluster(ThrowawayCluster::OnHost{main_host.netns, main_host.address});
