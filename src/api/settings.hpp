@@ -18,6 +18,11 @@ struct Settings {
   unsigned db_conns_per_thread = 2;
   // The database's statement_timeout (db::PoolOptions::statement_timeout).
   std::chrono::milliseconds db_timeout{10'000};
+  // How a database that is gone is noticed (db::PoolOptions: connect_timeout,
+  // tcp_user_timeout, silence); tcp_user_timeout is Redis's socket's too.
+  std::chrono::milliseconds db_connect_timeout{1'000};
+  std::chrono::milliseconds tcp_user_timeout{2'000};
+  std::chrono::milliseconds db_silence{1'000};
   // Signs list cursors; empty: the fleet's secret is read from the database at start.
   std::string cursor_secret;
   // Fleet mode: the rate limits shared through this Redis; nullopt: the node's own.

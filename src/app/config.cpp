@@ -54,6 +54,14 @@ Config Config::from_env() {
   read_millis("STOREAPI_IDLE_TIMEOUT_MS", c.idle_timeout);
   read_millis("STOREAPI_SHUTDOWN_GRACE_MS", c.shutdown_grace);
   read_millis("STOREAPI_DB_TIMEOUT_MS", c.db_timeout);
+  read_millis("STOREAPI_DB_CONNECT_TIMEOUT_MS", c.db_connect_timeout);
+  // 0 turns these two off, so they take 0 (read_millis does not).
+  for (auto [name, out] : {std::pair{"STOREAPI_TCP_USER_TIMEOUT_MS", &c.tcp_user_timeout},
+                           std::pair{"STOREAPI_DB_SILENCE_MS", &c.db_silence}}) {
+    long long ms = out->count();
+    read_number<long long>(name, ms, 0, 3'600'000);
+    *out = std::chrono::milliseconds(ms);
+  }
   read_millis("STOREAPI_REDIS_TIMEOUT_MS", c.redis_timeout);
   read_millis("STOREAPI_REPLICA_POLL_MS", c.replica_poll);
   read_on_off("STOREAPI_STAGE_TIMING", c.stage_timing);

@@ -34,6 +34,15 @@ struct Config {
   // STOREAPI_DB_TIMEOUT_MS: the database's statement_timeout; an answer overdue by a
   // second more counts the connection as lost (db::PoolOptions::statement_timeout).
   std::chrono::milliseconds db_timeout{10'000};
+  // How a database or Redis that is gone is noticed (docs/DEPLOY.md "High availability"):
+  // STOREAPI_DB_CONNECT_TIMEOUT_MS, each host's connect deadline (the URL's connect_timeout
+  // wins); STOREAPI_TCP_USER_TIMEOUT_MS, every PostgreSQL and Redis socket's
+  // TCP_USER_TIMEOUT with keepalives (the URL's tcp_user_timeout wins; 0: the kernel's);
+  // STOREAPI_DB_SILENCE_MS, how long a connection owing an answer may stay silent before
+  // its host is asked for a new connection (0: never).
+  std::chrono::milliseconds db_connect_timeout{1'000};
+  std::chrono::milliseconds tcp_user_timeout{2'000};
+  std::chrono::milliseconds db_silence{1'000};
   // STOREAPI_SECRET signs list cursors; unset (empty), the fleet's secret is read from
   // the database (sql/020_cursor_secret.sql). At least kMinSecretBytes long.
   std::string secret;

@@ -144,6 +144,9 @@ api::Settings api_settings_of(const app::Config& config) {
       .database_url = config.database_url,
       .db_conns_per_thread = config.db_conns_per_thread,
       .db_timeout = config.db_timeout,
+      .db_connect_timeout = config.db_connect_timeout,
+      .tcp_user_timeout = config.tcp_user_timeout,
+      .db_silence = config.db_silence,
       .cursor_secret = config.secret,
       .redis = config.redis,
       .redis_timeout = config.redis_timeout,
@@ -235,7 +238,7 @@ int serve(const app::Config& config) {
       if (pending->fetch_sub(1) == 1) application.confirm_invalidation(p);
     });
     cores_state[0].application->key_set_heard(payload);
-  });
+  }, db::ListenerOptions{.connect_timeout = config.db_connect_timeout, .tcp_user_timeout = config.tcp_user_timeout});
   api_settings.invalidations_listening = [&listener] { return listener.listening(); };
   api_settings.invalidate_cores = [&cores, &cores_state](std::string_view payload) {
     cores->post_all([&cores_state, p = std::string(payload)](runtime::Reactor& r) {

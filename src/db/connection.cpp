@@ -2,6 +2,8 @@
 
 #include <poll.h>
 
+#include <algorithm>
+#include <cassert>
 #include <cerrno>
 #include <cstdio>
 #include <string>
@@ -21,10 +23,31 @@ PgConnection::~PgConnection() {
 
 void PgConnection::start() { runtime::spawn(drive()); }
 
+ConnectOptions PgConnection::connect_options() const {
+  const PoolOptions& o = pool_.options();
+  return ConnectOptions{.statement_timeout = o.statement_timeout,
+                        .connect_timeout = o.connect_timeout,
+                        .tcp_user_timeout = o.tcp_user_timeout};
+}
+
+void PgConnection::set_state(State next) noexcept {
+  assert(legal(state_, next));
+  state_ = next;
+}
+
+void PgConnection::break_off(std::string why) {
+  if (state_ != State::ready) return;
+  if (!why.empty()) last_error_ = std::move(why);
+  set_state(State::broken);
+}
+
 runtime::task<bool> PgConnection::establish() {
-  runtime::Deadline deadline = runtime::Deadline::after(pool_.options().connect_timeout);
-  Connected connected = co_await connect(pool_.options().url, pool_.options().statement_timeout, deadline);
+  const ConnectOptions options = connect_options();  // named: see listener.cpp
+  Connected connected = co_await connect(pool_.options().url, options);
   conn_ = connected.conn;
+  host_ = std::move(connected.host);
+  // Statements are prepared within the host's connect deadline too.
+  const runtime::Deadline deadline = runtime::Deadline::after(pool_.options().connect_timeout);
   if (!conn_) {
     last_error_ = std::move(connected.failure);
     co_return false;
@@ -68,15 +91,16 @@ runtime::task<void> PgConnection::drive() {
   for (;;) {
     if (!conn_) {
       const bool established = co_await establish();
-      attempted_ = true;
       pool_.on_connection_attempted();
       if (established) {
         if (logged_failure_ && id_ == 0) std::fprintf(stderr, "storeapi: %s connection restored\n", pool_.options().label.c_str());
         logged_failure_ = false;
         backoff.reset();
-        ready_ = true;
+        last_received_ = runtime::Clock::now();
+        set_state(State::ready);
         pool_.on_connection_ready(*this);
       } else {
+        set_state(State::down);
         if (!logged_failure_ && id_ == 0)
           std::fprintf(stderr, "storeapi: %s connection failed: %s\n", pool_.options().label.c_str(),
                        last_error_.c_str());
@@ -87,40 +111,49 @@ runtime::task<void> PgConnection::drive() {
       }
       continue;
     }
-    if (broken_) {
+    if (state_ == State::broken) {
       close_and_fail_inflight();
       continue;
     }
-    // The oldest unit's answer is due within the reply window. Idle, the driver still
-    // wakes once a window, so a unit sent meanwhile is watched without waking it on
-    // every submit.
+    // The oldest unit's answer is due within the reply window, and some byte within the
+    // silence bound (then the host is asked, silent_and_dead). Idle, the driver still
+    // wakes once a silence bound (or window), so a unit sent meanwhile is watched without
+    // waking it on every submit: its silence is noticed within twice the bound at most.
     const auto reply_window = pool_.options().statement_timeout + kReplyMargin;
-    const runtime::Deadline deadline =
-        runtime::Deadline::at((head_ ? head_->sent_at_ : runtime::Clock::now()) + reply_window);
+    const auto silence = pool_.options().silence;
+    const auto now = runtime::Clock::now();
+    auto due = head_ ? head_->sent_at_ + reply_window : now + reply_window;
+    if (silence.count() > 0)
+      due = std::min(due, head_ ? std::max(last_received_, head_->sent_at_) + silence : now + silence);
+    const runtime::Deadline deadline = runtime::Deadline::at(due);
     runtime::Poll op(PQsocket(conn_), POLLIN | (want_write_ ? POLLOUT : 0), &deadline);
     polling_ = &op;
     int events = co_await op;
     polling_ = nullptr;
     if (events == -ECANCELED) {
       // The deadline, or woken to poll for something else or to close.
-      if (head_ && runtime::Clock::now() >= head_->sent_at_ + reply_window) {
-        last_error_ = "no answer from the database within the statement timeout";
-        broken_ = true;
-      }
+      if (head_ && runtime::Clock::now() >= head_->sent_at_ + reply_window)
+        break_off("no answer from the database within the statement timeout");
+      else if (co_await silent_and_dead())
+        break_off("no answer from the database for " + std::to_string(silence.count()) + " ms, and " +
+                  host_.key() + " accepts no new connection either");
+      if (state_ == State::broken && id_ == 0)
+        std::fprintf(stderr, "storeapi: %s connection lost: %s\n", pool_.options().label.c_str(), last_error_.c_str());
       continue;
     }
     if (events < 0) {
-      broken_ = true;
+      break_off({});
       continue;
     }
     if (events & POLLOUT) {
       int pending = PQflush(conn_);
       want_write_ = pending == 1;
-      if (pending < 0) broken_ = true;
+      if (pending < 0) break_off({});
     }
     if (events & (POLLIN | POLLERR | POLLHUP)) {
+      last_received_ = runtime::Clock::now();
       if (!PQconsumeInput(conn_)) {
-        broken_ = true;
+        break_off(one_line(PQerrorMessage(conn_)));
         continue;
       }
       read_results();
@@ -151,7 +184,19 @@ void PgConnection::read_results() {
   }
   // A fatal error (server shutdown, terminated backend) leaves libpq's pipeline state
   // unreliable: never resynchronise, drop the connection (docs/PITFALLS.md).
-  if (PQstatus(conn_) == CONNECTION_BAD) broken_ = true;
+  if (PQstatus(conn_) == CONNECTION_BAD) break_off({});
+}
+
+runtime::task<bool> PgConnection::silent_and_dead() {
+  const auto silence = pool_.options().silence;
+  if (!head_ || silence.count() == 0 || state_ != State::ready) co_return false;
+  if (runtime::Clock::now() < std::max(last_received_, head_->sent_at_) + silence) co_return false;
+  // Meanwhile the socket is not polled: what arrives waits in the kernel until the answer.
+  const ConnectOptions options = connect_options();
+  if (!co_await host_answers(pool_.options().url, host_, options)) co_return true;
+  // A long statement: ask again after another bound of silence.
+  last_received_ = runtime::Clock::now();
+  co_return false;
 }
 
 void PgConnection::finish_head(Outcome outcome) {
@@ -178,14 +223,14 @@ void PgConnection::submit(Unit& unit) {
     Unit::Sending s = unit.sending(i);
     if (!PQsendQueryPrepared(conn_, s.name, s.nparams, s.values, nullptr, nullptr, 0) ||
         (s.sync_after && !PQpipelineSync(conn_))) {
-      broken_ = true;  // the driver fails this unit and the others in flight
+      break_off(one_line(PQerrorMessage(conn_)));  // the driver fails this unit and the others in flight
       wake_driver();
       return;
     }
   }
   int pending = PQflush(conn_);
   if (pending < 0) {
-    broken_ = true;
+    break_off(one_line(PQerrorMessage(conn_)));
     wake_driver();
   } else if (pending == 1 && !want_write_) {
     want_write_ = true;
@@ -194,7 +239,7 @@ void PgConnection::submit(Unit& unit) {
 }
 
 void PgConnection::reset() {
-  broken_ = true;
+  break_off({});
   wake_driver();
 }
 
@@ -203,8 +248,7 @@ void PgConnection::wake_driver() {
 }
 
 void PgConnection::close_and_fail_inflight() {
-  ready_ = false;
-  broken_ = false;
+  set_state(State::down);
   want_write_ = false;
   PQfinish(conn_);
   conn_ = nullptr;

@@ -9,6 +9,7 @@
 #include <cstddef>
 #include <string>
 
+#include "db/connect.hpp"
 #include "db/unit.hpp"
 #include "runtime/io.hpp"
 #include "runtime/task.hpp"
@@ -24,10 +25,28 @@ class PgConnection {
   PgConnection(const PgConnection&) = delete;
   PgConnection& operator=(const PgConnection&) = delete;
 
+  // Its life (docs/ARCHITECTURE.md §4a); legal() lists the transitions, set_state checks
+  // them:
+  //   starting → ready | down   its first attempt succeeded or failed
+  //   down     → ready | down   the next attempts, after a backoff
+  //   ready    → broken         a send or read failed, an answer is overdue, a silent
+  //                             connection's host accepts no new one, or reset()
+  //   broken   → down           the driver closed it and failed its units (503)
+  enum class State { starting, down, ready, broken };
+  static constexpr bool legal(State from, State to) noexcept {
+    switch (from) {
+      case State::starting:
+      case State::down: return to == State::ready || to == State::down;
+      case State::ready: return to == State::broken;
+      case State::broken: return to == State::down;
+    }
+    return false;
+  }
+
   void start();
-  bool ready() const noexcept { return ready_ && !broken_; }
+  bool ready() const noexcept { return state_ == State::ready; }
   // Its first connection attempt has ended, either way.
-  bool attempted() const noexcept { return attempted_; }
+  bool attempted() const noexcept { return state_ != State::starting; }
   std::size_t inflight() const noexcept { return inflight_; }
 
   // Sends the unit's statements and its Sync (libpq flushes at each Sync); what the socket
@@ -44,13 +63,20 @@ class PgConnection {
   void finish_head(Outcome outcome);
   void close_and_fail_inflight();
   void wake_driver();
+  void set_state(State next) noexcept;
+  // ready → broken, with why for the log; nothing if it is no longer ready.
+  void break_off(std::string why);
+  // A unit is outstanding and nothing arrived for the pool's `silence`: true once the
+  // connection is known dead (its host accepts no new connection either).
+  runtime::task<bool> silent_and_dead();
+  ConnectOptions connect_options() const;
 
   Pool& pool_;
   unsigned id_;
   PGconn* conn_ = nullptr;
-  bool ready_ = false;
-  bool attempted_ = false;
-  bool broken_ = false;
+  State state_ = State::starting;
+  HostTarget host_;                      // the host it reached, for the silence check
+  runtime::Clock::time_point last_received_{};
   bool want_write_ = false;
   bool logged_failure_ = false;
   std::string last_error_;

@@ -15,7 +15,6 @@ namespace {
 
 constexpr std::chrono::milliseconds kBackoffMin{50};
 constexpr std::chrono::milliseconds kBackoffMax{500};  // as the pool's: back on a new primary at once
-constexpr std::chrono::milliseconds kConnectTimeout{5'000};
 constexpr std::chrono::milliseconds kStatementTimeout{10'000};  // it runs nothing but LISTEN
 
 }  // namespace
@@ -36,9 +35,13 @@ runtime::task<void> Listener::drive() {
 // Connects, listens and delivers until the connection fails. True when it got as far as
 // listening.
 runtime::task<bool> Listener::listen_once() {
-  PGconn* conn =
-      (co_await connect(url_, kStatementTimeout, runtime::Deadline::after(kConnectTimeout), options_.application_name))
-          .conn;
+  // A named object, not a temporary in the co_await's expression (GCC 12 may destroy
+  // such a temporary at the suspension).
+  const ConnectOptions connect_options{.statement_timeout = kStatementTimeout,
+                                       .connect_timeout = options_.connect_timeout,
+                                       .tcp_user_timeout = options_.tcp_user_timeout,
+                                       .application_name = options_.application_name};
+  PGconn* conn = (co_await connect(url_, connect_options)).conn;
   if (!conn) co_return false;
   struct Finish {
     PGconn* c;

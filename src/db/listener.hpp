@@ -30,6 +30,9 @@ struct ListenerOptions {
   // their LISTEN sessions named "storeapi" (src/admin/confirmations.cpp), so any other
   // program's listener names itself.
   std::string application_name = kServerApplicationName;
+  // Each host's connect deadline and the socket's TCP_USER_TIMEOUT (db::ConnectOptions).
+  std::chrono::milliseconds connect_timeout{1'000};
+  std::chrono::milliseconds tcp_user_timeout{2'000};
 };
 
 class Listener {

@@ -31,7 +31,15 @@ struct PoolOptions {
   unsigned connections = 2;
   unsigned max_inflight_per_connection = 64;
   unsigned max_queued = 1024;
-  std::chrono::milliseconds connect_timeout{5'000};
+  // Each host's connect deadline (db::ConnectOptions::connect_timeout).
+  std::chrono::milliseconds connect_timeout{1'000};
+  // The sockets' TCP_USER_TIMEOUT, with keepalives (db::ConnectOptions::tcp_user_timeout).
+  std::chrono::milliseconds tcp_user_timeout{2'000};
+  // A connection that owes an answer and received nothing for this long asks its host for
+  // a new connection (db::host_answers): none within connect_timeout, it is taken for dead
+  // (a frozen or vanished server) long before the reply window below; one, it waits on
+  // (a long statement, a commit waiting for a synchronous standby). 0: no such check.
+  std::chrono::milliseconds silence{1'000};
   // The database cancels a statement running longer (statement_timeout). A connection
   // whose oldest unit has waited this plus kReplyMargin without its answer is taken for
   // dead (a frozen server, a network partition): its units fail (503), it reconnects.

@@ -55,13 +55,12 @@ Standbys::Standbys(const StandbyOptions& options, std::span<const Statement> sta
                           "recorded in Redis), counted when the wait begins.")
                  .with({})) {
   for (std::size_t i = 0; i < options.urls.size(); ++i) {
-    PoolOptions p;
+    PoolOptions p = options.pool;
     p.url = options.urls[i];
     p.label = "standby " + std::to_string(i + 1);
     // One connection: the poll and the reads share a session, so a position the poll saw
     // is one the reads see too (a restarted standby may briefly show less than before).
     p.connections = 1;
-    p.statement_timeout = options.statement_timeout;
     standbys_.push_back(std::make_unique<Standby>(std::move(p), statements));
   }
 }

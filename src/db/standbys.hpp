@@ -35,7 +35,9 @@ extern const Statement kWalInsertPosition;
 struct StandbyOptions {
   std::vector<std::string> urls;
   std::chrono::milliseconds poll{10};
-  std::chrono::milliseconds statement_timeout{10'000};
+  // The primary's pool settings: each standby's pool takes its timeouts (not its URL,
+  // label or connection count).
+  PoolOptions pool{};
 };
 
 class Standbys {

@@ -119,6 +119,12 @@ runtime::task<Status> Client::open() {
   if (is_tcp(e)) {
     int one = 1;
     ::setsockopt(fd_, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    if (const auto ms = static_cast<unsigned>(options_.tcp_user_timeout.count()); ms > 0) {
+      ::setsockopt(fd_, IPPROTO_TCP, TCP_USER_TIMEOUT, &ms, sizeof ms);
+      ::setsockopt(fd_, SOL_SOCKET, SO_KEEPALIVE, &one, sizeof one);
+      ::setsockopt(fd_, IPPROTO_TCP, TCP_KEEPIDLE, &one, sizeof one);
+      ::setsockopt(fd_, IPPROTO_TCP, TCP_KEEPINTVL, &one, sizeof one);
+    }
   }
   const auto deadline = runtime::Deadline::after(options_.timeout);
   int rc = co_await runtime::Connect(fd_, reinterpret_cast<const sockaddr*>(&e.address), e.length, &deadline);

@@ -28,6 +28,9 @@ struct ClientOptions {
   Endpoint endpoint;
   std::vector<std::string> scripts;         // what eval() runs, by index
   std::chrono::milliseconds timeout{200};   // to connect, and for each reply
+  // TCP_USER_TIMEOUT, with keepalives after a second idle: an idle connection to a Redis
+  // that vanished ends too, not only one owing a reply (0: the kernel's, minutes).
+  std::chrono::milliseconds tcp_user_timeout{2'000};
   std::chrono::milliseconds backoff_min{50};
   std::chrono::milliseconds backoff_max{2'000};
   bool report_outages = false;              // one core per process says when Redis goes and comes back

@@ -26,6 +26,7 @@ constexpr const char* kSettings[] = {
     "STOREAPI_LISTEN_DATABASE_URL", "STOREAPI_REDIS_CA_FILE", "STOREAPI_REDIS_CERT_FILE",
     "STOREAPI_REDIS_KEY_FILE",
     "STOREAPI_KEY_CACHE_SIZE",
+    "STOREAPI_DB_CONNECT_TIMEOUT_MS", "STOREAPI_TCP_USER_TIMEOUT_MS", "STOREAPI_DB_SILENCE_MS",
 };
 
 class ConfigFromEnv : public ::testing::Test {
@@ -198,6 +199,36 @@ TEST_F(ConfigFromEnv, ASecretHasAtLeast32Bytes) {
             "STOREAPI_SECRET: expected at least 32 bytes (e.g. openssl rand -hex 32), got 31");
   EXPECT_EQ(error_of("STOREAPI_SECRET", "0123456789abcdef0123456789abcdef"), "loaded");
   EXPECT_EQ(error_of("STOREAPI_SECRET", ""), "loaded");
+}
+
+}  // namespace
+}  // namespace storeapi::app
+
+namespace storeapi::app {
+namespace {
+
+// The failure-detection settings: LAN defaults, each read, 0 turning the TCP user timeout
+// and the silence check off (not the connect deadline: a host must end somewhen).
+TEST_F(ConfigFromEnv, FailureDetectionSettings) {
+  {
+    const auto [c, error] = load();
+    ASSERT_TRUE(c) << error;
+    EXPECT_EQ(c->db_connect_timeout, 1'000ms);
+    EXPECT_EQ(c->tcp_user_timeout, 2'000ms);
+    EXPECT_EQ(c->db_silence, 1'000ms);
+  }
+  set("STOREAPI_DB_CONNECT_TIMEOUT_MS", "2500");
+  set("STOREAPI_TCP_USER_TIMEOUT_MS", "0");
+  set("STOREAPI_DB_SILENCE_MS", "0");
+  const auto [c, error] = load();
+  ASSERT_TRUE(c) << error;
+  EXPECT_EQ(c->db_connect_timeout, 2'500ms);
+  EXPECT_EQ(c->tcp_user_timeout, 0ms);
+  EXPECT_EQ(c->db_silence, 0ms);
+  clear();
+  set("STOREAPI_DATABASE_URL", "postgresql://127.0.0.1/storeapi");
+  EXPECT_NE(error_of("STOREAPI_DB_CONNECT_TIMEOUT_MS", "0"), "loaded");
+  EXPECT_NE(error_of("STOREAPI_DB_SILENCE_MS", "soon").find("STOREAPI_DB_SILENCE_MS"), std::string::npos);
 }
 
 }  // namespace

@@ -22,7 +22,7 @@ using Clock = std::chrono::steady_clock;
 
 // docs/DESIGN.md's "503 quickly", as an outcome rather than a latency: the 503 comes
 // from the pool refusing at once, not from a request that waited for a connection to
-// come back, which takes the pool's connect timeout (5 s). A fifth of it: far above any
+// come back, which takes the pool's connect timeout (5 s here, SetUp). A fifth of it: far above any
 // scheduling delay of a loaded 2-CPU machine (a tight bound failed there), far below a
 // wait. Seen to fail with the first attempt waiting too (`attempt > 0 &&` removed from
 // Pool::run_attempts's wait loop): the first 503 after 5 s.
@@ -43,6 +43,10 @@ class DatabaseOutage : public AuthTest {
     if (!postgres_) throw std::runtime_error("no PostgreSQL of this suite: see the set-up failure above");
     return *postgres_;
   }
+
+  // A connect deadline far above kUnavailableWithin, so that a unit waiting for a
+  // connection to come back (which only a retry may do) shows as a late 503.
+  void SetUp() override { start_server(2, 2, {{"STOREAPI_DB_CONNECT_TIMEOUT_MS", "5000"}}); }
 
   // Every test leaves the cluster running for the next one (and for dropping its database).
   void TearDown() override {

@@ -64,7 +64,9 @@ TEST(DbStandbys, AStandbyThatNeverAnswersHoldsTheStartBackOnlyUntilTheBound) {
   ::getsockname(silent, reinterpret_cast<sockaddr*>(&address), &length);
   const std::string url = "postgresql://127.0.0.1:" + std::to_string(ntohs(address.sin_port)) + "/storeapi";
 
-  db::Standbys standbys({.urls = {url}, .poll = 10ms}, kStatements);  // bound: 1 s
+  db::PoolOptions slow_connect;
+  slow_connect.connect_timeout = 5s;
+  db::Standbys standbys({.urls = {url}, .poll = 10ms, .pool = slow_connect}, kStatements);  // bound: 1 s
   run_on_reactor([&]() -> runtime::task<void> {
     standbys.start();
     EXPECT_FALSE(standbys.settled());

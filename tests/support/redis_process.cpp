@@ -44,7 +44,7 @@ std::string RedisProcess::credentials() const {
 
 std::string RedisProcess::url(std::uint16_t port) const {
   std::string url = options_.tls ? "rediss://" : "redis://";
-  return url.append(credentials()).append("127.0.0.1:").append(std::to_string(port ? port : port_));
+  return url.append(credentials()).append(options_.address).append(":").append(std::to_string(port ? port : port_));
 }
 
 void RedisProcess::start() {
@@ -60,8 +60,13 @@ void RedisProcess::start() {
   }
   ProcessOptions options;
   options.binary = "/usr/bin/redis-server";  // an absolute path wins over the build directory
-  options.args = {config_path(), "--bind", "127.0.0.1", "--unixsocket", socket_path(),
+  options.args = {config_path(), "--bind", options_.address, "--unixsocket", socket_path(),
                   "--save", "", "--appendonly", "no", "--daemonize", "no", "--loglevel", "warning"};
+  if (!options_.netns.empty()) {
+    // ip execs redis-server in the namespace: the process (its pid, its signals) is Redis.
+    options.args.insert(options.args.begin(), {"netns", "exec", options_.netns, options.binary});
+    options.binary = "/usr/sbin/ip";
+  }
   if (options_.tls) {
     const TlsIdentity server = options_.tls->server();
     options.args.insert(options.args.end(),

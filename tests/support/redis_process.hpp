@@ -25,6 +25,10 @@ struct RedisOptions {
   // TLS on the port instead of plain TCP, with the server certificate of `tls`.
   const TestCertificates* tls = nullptr;
   bool require_client_certificate = false;  // with tls
+  // On a host of a NetLab (support/net_lab.hpp): run in its network namespace, listening
+  // on its address; empty: loopback.
+  std::string netns{};
+  std::string address = "127.0.0.1";
 };
 
 class RedisProcess {

@@ -27,9 +27,11 @@ std::string db_user() {
   return pw ? pw->pw_name : "postgres";
 }
 
-// Runs a PostgreSQL program (as `postgres` when root), its output appended to `log`.
-int run(std::vector<std::string> argv, const std::string& log) {
+// Runs a PostgreSQL program (as `postgres` when root; in `netns` when given), its output
+// appended to `log`.
+int run(std::vector<std::string> argv, const std::string& log, const std::string& netns = "") {
   if (as_root()) argv.insert(argv.begin(), {"/usr/sbin/runuser", "-u", "postgres", "--"});
+  if (!netns.empty()) argv.insert(argv.begin(), {"/usr/sbin/ip", "netns", "exec", netns});
   std::vector<char*> args;
   for (auto& a : argv) args.push_back(a.data());
   args.push_back(nullptr);
@@ -92,36 +94,55 @@ void ThrowawayCluster::make_directory() {
 void ThrowawayCluster::configure() {
   // Appended last, so they win over what a base backup copied from its primary.
   std::ofstream conf(dir_ + "/data/postgresql.conf", std::ios::app);
-  conf << "listen_addresses = '127.0.0.1'\n"
+  conf << "listen_addresses = '" << host_.address << "'\n"
        << "port = " << port_ << "\n"
        << "unix_socket_directories = '" << dir_ << "'\n"
        << "fsync = off\nsynchronous_commit = off\nfull_page_writes = off\n"
        << "max_connections = 100\nshared_buffers = 32MB\n"
        // Logical WAL, so a cluster can be the source of a store move (admin/store_move.hpp).
        << "wal_level = logical\n";
+  if (!host_.netns.empty()) {
+    // The hub (servers, the test) and the other hosts of the lab connect over its bridge.
+    std::ofstream hba(dir_ + "/data/pg_hba.conf", std::ios::app);
+    hba << "host all all 10.233.0.0/24 trust\nhost replication all 10.233.0.0/24 trust\n";
+  }
 }
 
-ThrowawayCluster::ThrowawayCluster() {
+int ThrowawayCluster::run_here(std::vector<std::string> argv, const std::string& log) const {
+  return run(std::move(argv), log, host_.netns);
+}
+
+void ThrowawayCluster::initdb() {
   make_directory();
   std::string log = dir_ + "/commands.log";
-  if (run({kBin + "initdb", "-D", dir_ + "/data", "-U", db_user(), "--auth=trust", "-E", "UTF8",
-           "--locale=C.UTF-8", "--no-sync"},
-          log) != 0)
+  if (run_here({kBin + "initdb", "-D", dir_ + "/data", "-U", db_user(), "--auth=trust", "-E", "UTF8",
+                "--locale=C.UTF-8", "--no-sync"},
+               log) != 0)
     throw std::runtime_error("initdb failed:\n" + read_file(log));
   configure();
   start();
 }
 
-ThrowawayCluster::ThrowawayCluster(StandbyOf standby) {
+void ThrowawayCluster::base_backup(const ThrowawayCluster& primary) {
   make_directory();
   std::string log = dir_ + "/commands.log";
   // -R writes primary_conninfo and standby.signal: it starts as a streaming hot standby.
-  if (run({kBin + "pg_basebackup", "-D", dir_ + "/data", "-h", "127.0.0.1", "-p", std::to_string(standby.primary.port_),
-           "-U", db_user(), "-R", "-X", "stream", "--no-sync", "-c", "fast"},
-          log) != 0)
+  if (run_here({kBin + "pg_basebackup", "-D", dir_ + "/data", "-h", primary.host_.address, "-p",
+                std::to_string(primary.port_), "-U", db_user(), "-R", "-X", "stream", "--no-sync", "-c", "fast"},
+               log) != 0)
     throw std::runtime_error("pg_basebackup failed:\n" + read_file(log));
   configure();
   start();
+}
+
+ThrowawayCluster::ThrowawayCluster() { initdb(); }
+
+ThrowawayCluster::ThrowawayCluster(StandbyOf standby) { base_backup(standby.primary); }
+
+ThrowawayCluster::ThrowawayCluster(OnHost host) : host_(std::move(host)) { initdb(); }
+
+ThrowawayCluster::ThrowawayCluster(StandbyOf standby, OnHost host) : host_(std::move(host)) {
+  base_backup(standby.primary);
 }
 
 ThrowawayCluster::~ThrowawayCluster() {
@@ -144,7 +165,7 @@ void ThrowawayCluster::pg_ctl(const std::string& action) {
   if (action == "kill") argv.insert(argv.end(), {"-m", "immediate"});
   // -w: returns once the promoted server accepts writes.
   argv.push_back(action == "kill" ? "stop" : action);
-  if (run(argv, log) != 0)
+  if (run_here(argv, log) != 0)
     throw std::runtime_error("pg_ctl " + action + " failed:\n" + read_file(log) + read_file(dir_ + "/server.log"));
 }
 
@@ -167,7 +188,7 @@ void ThrowawayCluster::thaw() {
 }
 
 std::string ThrowawayCluster::url(const std::string& database) const {
-  return "postgresql://" + db_user() + "@127.0.0.1:" + std::to_string(port_) + "/" + database;
+  return "postgresql://" + db_user() + "@" + host_.address + ":" + std::to_string(port_) + "/" + database;
 }
 
 void ThrowawayCluster::kill() {
@@ -179,8 +200,9 @@ void ThrowawayCluster::promote() { pg_ctl("promote"); }
 
 std::string multi_host_url(const ThrowawayCluster& first, const ThrowawayCluster& second,
                            const std::string& target_session_attrs) {
-  return "postgresql://" + db_user() + "@127.0.0.1:" + std::to_string(first.port_) + ",127.0.0.1:" +
-         std::to_string(second.port_) + "/postgres?target_session_attrs=" + target_session_attrs;
+  return "postgresql://" + db_user() + "@" + first.host_.address + ":" + std::to_string(first.port_) + "," +
+         second.host_.address + ":" + std::to_string(second.port_) + "/postgres?target_session_attrs=" +
+         target_session_attrs;
 }
 
 }  // namespace storeapi::testing

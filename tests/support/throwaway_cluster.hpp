@@ -6,6 +6,7 @@
 // wal_level = logical.
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace storeapi::testing {
 
@@ -18,6 +19,14 @@ class ThrowawayCluster {
     const ThrowawayCluster& primary;
   };
   explicit ThrowawayCluster(StandbyOf standby);
+  // The same on a host of a NetLab (support/net_lab.hpp): listening on its address (and
+  // trusting the lab's /24), every PostgreSQL program run in its network namespace.
+  struct OnHost {
+    std::string netns;
+    std::string address;
+  };
+  explicit ThrowawayCluster(OnHost host);
+  ThrowawayCluster(StandbyOf standby, OnHost host);
   // Stops the cluster and removes its directory.
   ~ThrowawayCluster();
   ThrowawayCluster(const ThrowawayCluster&) = delete;
@@ -51,7 +60,13 @@ class ThrowawayCluster {
   void configure();
   void pg_ctl(const std::string& action);
 
+  // Runs a PostgreSQL program in the cluster's namespace, as `postgres` when root.
+  int run_here(std::vector<std::string> argv, const std::string& log) const;
+  void initdb();
+  void base_backup(const ThrowawayCluster& primary);
+
   std::string dir_;
+  OnHost host_{"", "127.0.0.1"};
   std::uint16_t port_ = 0;
   bool running_ = false;
 

@@ -23,6 +23,9 @@ db::PoolOptions pool_options(const Settings& settings) {
   o.url = settings.database_url;
   o.connections = settings.db_conns_per_thread;
   o.statement_timeout = settings.db_timeout;
+  o.connect_timeout = settings.db_connect_timeout;
+  o.tcp_user_timeout = settings.tcp_user_timeout;
+  o.silence = settings.db_silence;
   return o;
 }
 
@@ -41,6 +44,7 @@ std::unique_ptr<redis::Client> redis_client(const Settings& settings, bool repor
       .endpoint = *settings.redis,
       .scripts = {auth::kFleetBatchScript},
       .timeout = settings.redis_timeout,
+      .tcp_user_timeout = settings.tcp_user_timeout,
       .report_outages = reports_outages,
   });
 }
@@ -48,8 +52,7 @@ std::unique_ptr<redis::Client> redis_client(const Settings& settings, bool repor
 std::unique_ptr<db::Standbys> standbys(const Settings& settings) {
   if (settings.replica_urls.empty()) return nullptr;
   return std::make_unique<db::Standbys>(
-      db::StandbyOptions{
-          .urls = settings.replica_urls, .poll = settings.replica_poll, .statement_timeout = settings.db_timeout},
+      db::StandbyOptions{.urls = settings.replica_urls, .poll = settings.replica_poll, .pool = pool_options(settings)},
       statements());
 }
 

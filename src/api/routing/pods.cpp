@@ -99,7 +99,7 @@ Pod& Pods::make(const std::string& name, const db::PodAddress& address) {
   if (!address.replica_urls.empty())
     owned->standbys = std::make_unique<db::Standbys>(
         db::StandbyOptions{
-            .urls = address.replica_urls, .poll = replica_poll_, .statement_timeout = options.statement_timeout},
+            .urls = address.replica_urls, .poll = replica_poll_, .pool = options},
         directory_.statements());
   owned->pod = std::make_unique<Pod>(name, *owned->pool, owned->standbys.get(), false);
   owned->pool->start();
