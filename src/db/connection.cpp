@@ -91,6 +91,7 @@ runtime::task<void> PgConnection::drive() {
   for (;;) {
     if (!conn_) {
       const bool established = co_await establish();
+      pool_.on_connection_attempted();
       if (established) {
         if (logged_failure_ && id_ == 0) std::fprintf(stderr, "storeapi: %s connection restored\n", pool_.options().label.c_str());
         logged_failure_ = false;
@@ -121,9 +122,9 @@ runtime::task<void> PgConnection::drive() {
     const auto reply_window = pool_.options().statement_timeout + kReplyMargin;
     const auto silence = pool_.options().silence;
     const auto now = runtime::Clock::now();
-    auto due = head_ ? head_->sent_at + reply_window : now + reply_window;
+    auto due = head_ ? head_->sent_at_ + reply_window : now + reply_window;
     if (silence.count() > 0)
-      due = std::min(due, head_ ? std::max(last_received_, head_->sent_at) + silence : now + silence);
+      due = std::min(due, head_ ? std::max(last_received_, head_->sent_at_) + silence : now + silence);
     const runtime::Deadline deadline = runtime::Deadline::at(due);
     runtime::Poll op(PQsocket(conn_), POLLIN | (want_write_ ? POLLOUT : 0), &deadline);
     polling_ = &op;
@@ -131,7 +132,7 @@ runtime::task<void> PgConnection::drive() {
     polling_ = nullptr;
     if (events == -ECANCELED) {
       // The deadline, or woken to poll for something else or to close.
-      if (head_ && runtime::Clock::now() >= head_->sent_at + reply_window)
+      if (head_ && runtime::Clock::now() >= head_->sent_at_ + reply_window)
         break_off("no answer from the database within the statement timeout");
       else if (co_await silent_and_dead())
         break_off("no answer from the database for " + std::to_string(silence.count()) + " ms, and " +
@@ -167,19 +168,19 @@ void PgConnection::read_results() {
     if (!r) {
       // libpq ends each statement's results with NULL; a NULL we did not expect means
       // nothing more is available yet.
-      if (!u->awaiting_end) break;
-      u->awaiting_end = false;
-      ++u->current;
+      if (!u->awaiting_end_) break;
+      u->awaiting_end_ = false;
+      ++u->current_;
       continue;
     }
     if (PQresultStatus(r) == PGRES_PIPELINE_SYNC) {
       PQclear(r);
-      if (++u->syncs_seen == u->segments()) finish_head(Outcome::done);
+      if (++u->syncs_seen_ == u->segments()) finish_head(Outcome::done);
       continue;
     }
-    if (u->current < u->size()) u->result(u->current) = Result(r);
+    if (u->current_ < u->size()) u->result(u->current_) = Result(r);
     else PQclear(r);
-    u->awaiting_end = true;
+    u->awaiting_end_ = true;
   }
   // A fatal error (server shutdown, terminated backend) leaves libpq's pipeline state
   // unreliable: never resynchronise, drop the connection (docs/PITFALLS.md).
@@ -189,7 +190,7 @@ void PgConnection::read_results() {
 runtime::task<bool> PgConnection::silent_and_dead() {
   const auto silence = pool_.options().silence;
   if (!head_ || silence.count() == 0 || state_ != State::ready) co_return false;
-  if (runtime::Clock::now() < std::max(last_received_, head_->sent_at) + silence) co_return false;
+  if (runtime::Clock::now() < std::max(last_received_, head_->sent_at_) + silence) co_return false;
   // Meanwhile the socket is not polled: what arrives waits in the kernel until the answer.
   const ConnectOptions options = connect_options();
   if (!co_await host_answers(pool_.options().url, host_, options)) co_return true;
@@ -200,22 +201,21 @@ runtime::task<bool> PgConnection::silent_and_dead() {
 
 void PgConnection::finish_head(Outcome outcome) {
   Unit* u = head_;
-  head_ = u->next;
+  head_ = u->next_;
   if (!head_) tail_ = nullptr;
-  else if (stage_timing::enabled()) head_->first_in_line_at = runtime::Clock::now();
-  u->next = nullptr;
+  else if (stage_timing::enabled()) head_->first_in_line_at_ = runtime::Clock::now();
   --inflight_;
-  u->outcome_ = outcome;
-  u->waiter.resume();
+  u->finish(outcome);
   pool_.on_unit_finished(*this);
 }
 
 void PgConnection::submit(Unit& unit) {
-  unit.connection = this;
-  unit.next = nullptr;
-  unit.sent_at = runtime::Clock::now();
-  unit.first_in_line_at = unit.sent_at;  // unless units are in line before it (finish_head)
-  if (tail_) tail_->next = &unit;
+  unit.move_to(Unit::Phase::sent);
+  unit.connection_ = this;
+  unit.next_ = nullptr;
+  unit.sent_at_ = runtime::Clock::now();
+  unit.first_in_line_at_ = unit.sent_at_;  // unless units are in line before it (finish_head)
+  if (tail_) tail_->next_ = &unit;
   else head_ = &unit;
   tail_ = &unit;
   ++inflight_;
@@ -254,11 +254,9 @@ void PgConnection::close_and_fail_inflight() {
   conn_ = nullptr;
   while (head_) {
     Unit* u = head_;
-    head_ = u->next;
-    u->next = nullptr;
+    head_ = u->next_;
     --inflight_;
-    u->outcome_ = Outcome::unavailable;
-    u->waiter.resume();
+    u->finish(Outcome::unavailable);
   }
   tail_ = nullptr;
   pool_.on_connection_lost();
