@@ -18,20 +18,19 @@ std::string check_schema(const std::string& url, std::chrono::seconds timeout) {
     PQfinish(conn);
     return notice;
   }
-  std::string found;
-  std::string error;
   PGresult* r = PQexec(conn, "select coalesce(max(version), '') as version from schema_migrations");
-  if (PQresultStatus(r) == PGRES_TUPLES_OK)
-    found = PQgetvalue(r, 0, 0);
-  else
-    error = one_line(PQresultErrorMessage(r));
+  const bool answered = PQresultStatus(r) == PGRES_TUPLES_OK;
+  const std::string found = answered ? PQgetvalue(r, 0, 0) : "";
+  const std::string error = answered ? "" : one_line(PQresultErrorMessage(r));
   PQclear(r);
   PQfinish(conn);
+  // No schema_migrations (a database never migrated) or none readable by this role: not a
+  // schema of an older release, said and let through, as an unreachable database is.
+  if (!answered) return "schema not checked: " + error + " (run `storeapi-admin migrate` if the database is new)";
   // Versions are zero-padded numbers of one width: text order is their order.
-  if (!error.empty() || found < kRequiredSchema)
+  if (found < kRequiredSchema)
     throw std::runtime_error("the database's schema is older than this release needs (migration " +
-                             std::string(kRequiredSchema) + ", found " +
-                             (error.empty() ? (found.empty() ? std::string("none") : found) : error) +
+                             std::string(kRequiredSchema) + ", found " + (found.empty() ? "none" : found) +
                              "): run `storeapi-admin migrate` with this release first (docs/DEPLOY.md, \"Upgrading\")");
   return "";
 }

@@ -17,9 +17,10 @@ inline constexpr std::string_view kRequiredSchema = "035";
 
 // Blocking. Throws std::runtime_error (one line, naming `storeapi-admin migrate`) when the
 // database at `url` answers and its newest recorded migration is older than
-// kRequiredSchema, or it has none. Returns a notice ("" if none) when the database cannot
-// be reached within `timeout`: the server starts anyway and reconnects (the pool's rule),
-// so an outage at start does not become a crash loop.
+// kRequiredSchema. Returns a notice ("" if none) when it cannot tell: the database cannot
+// be reached within `timeout` (the server starts anyway and reconnects, the pool's rule,
+// so an outage at start does not become a crash loop), or it has no schema_migrations the
+// server's role can read (a database never migrated).
 std::string check_schema(const std::string& url, std::chrono::seconds timeout);
 
 }  // namespace storeapi::db
