@@ -14,23 +14,28 @@ namespace {
 // Arbitrary constant naming the "storeapi migrations" advisory lock.
 constexpr long long kMigrationLock = 0x73746f7265617069;  // "storeapi"
 
-// Held for the whole call on the session (the migrations commit one by one, so a
-// transaction-scoped lock would not cover them); released when the call ends, or with the
-// connection if the process dies.
-class MigrationLock {
+// The session `migrate` runs in, for the whole call: the advisory lock that serialises
+// concurrent callers (held by the session, since the migrations commit one by one; taken
+// before the timeout is set, as waiting for another `migrate` holds no request), and
+// lock_timeout on every statement, DDL or not: a statement queued behind a long
+// transaction would otherwise hold every request queued behind it for as long
+// (docs/MIGRATIONS.md). Both end with the call, or with the connection if the process dies.
+class MigrationSession {
  public:
-  explicit MigrationLock(pqxx::connection_base& conn) : conn_(conn) {
+  MigrationSession(pqxx::connection_base& conn, std::chrono::milliseconds lock_timeout) : conn_(conn) {
     pqxx::nontransaction(conn_).exec("select pg_advisory_lock(" + std::to_string(kMigrationLock) + ")");
+    pqxx::nontransaction(conn_).exec("set lock_timeout = " + std::to_string(lock_timeout.count()));
   }
-  ~MigrationLock() {
+  ~MigrationSession() {
     try {
-      pqxx::nontransaction(conn_).exec("select pg_advisory_unlock(" + std::to_string(kMigrationLock) + ")");
+      pqxx::nontransaction(conn_).exec("reset lock_timeout; select pg_advisory_unlock(" +
+                                       std::to_string(kMigrationLock) + ")");
     } catch (const std::exception&) {
       // The connection is gone, and the lock with it.
     }
   }
-  MigrationLock(const MigrationLock&) = delete;
-  MigrationLock& operator=(const MigrationLock&) = delete;
+  MigrationSession(const MigrationSession&) = delete;
+  MigrationSession& operator=(const MigrationSession&) = delete;
 
  private:
   pqxx::connection_base& conn_;
@@ -129,11 +134,7 @@ bool runs_outside_transaction(std::string_view sql) {
 
 MigrationReport migrate(pqxx::connection_base& conn, const Retention& retention, const MigrateOptions& options) {
   pqxx::nontransaction(conn).exec("set client_min_messages = warning");
-  // Every statement below, DDL or not, gives up a lock wait after lock_timeout: a
-  // statement queued behind a long transaction would otherwise hold every request queued
-  // behind it for as long (docs/MIGRATIONS.md).
-  pqxx::nontransaction(conn).exec("set lock_timeout = " + std::to_string(options.lock_timeout.count()));
-  MigrationLock lock(conn);
+  MigrationSession session(conn, options.lock_timeout);
 
   MigrationReport report;
   const auto applied = recorded(conn, "schema_migrations");

@@ -141,6 +141,28 @@ TEST(MigrateLocks, KeepsTheMigrationsBeforeOneThatRanOutOfAttemptsAndContinuesOn
   EXPECT_EQ(admin::migrate(*conn, {}, quick(migrations, 2)).applied, std::vector<std::string>{"901_busy_note"});
 }
 
+// Another `migrate` holding the migrations' advisory lock is waited for, however long past
+// lock_timeout: that wait holds no request. Fails when the timeout is set before the lock
+// is taken (the second run gives up after 300 ms).
+TEST(MigrateLocks, WaitsForAConcurrentMigrateLongerThanLockTimeout) {
+  TestDatabase db;
+  static const admin::Migration migrations[] = {{"900", "900_after", "create table after_the_other (id int);\n"}};
+  auto other = db.connect();
+  pqxx::nontransaction(*other).exec("select pg_advisory_lock(x'73746f7265617069'::bigint)");
+  auto migrated = std::async(std::launch::async, [&] {
+    auto conn = db.connect();
+    return admin::migrate(*conn, {}, quick(migrations, 1));
+  });
+  const bool waited = eventually([&] {
+    return value(db, "select count(*) from pg_stat_activity where wait_event = 'advisory'"
+                     " and now() - query_start > interval '900 ms'") != "0";
+  }, 10s);
+  pqxx::nontransaction(*other).exec("select pg_advisory_unlock(x'73746f7265617069'::bigint)");
+  EXPECT_TRUE(waited) << "migrate stopped waiting for the other one";
+  ASSERT_EQ(migrated.wait_for(30s), std::future_status::ready);
+  EXPECT_EQ(migrated.get().applied, std::vector<std::string>{"900_after"});
+}
+
 TEST(MigrateLocks, RunsANoTransactionMigrationOutsideATransaction) {
   TestDatabase db;
   run(db, "create table busy (id int)");
