@@ -7,6 +7,8 @@
 #   tests/tls_proxy_test.sh BUILD_DIR
 set -euo pipefail
 build=$1
+# The release the server names on /healthz.
+version=$("$build/storeapi" --version | cut -d" " -f2)
 source_root=$(cd "$(dirname "$0")/.." && pwd)
 work=$(mktemp -d)
 server_pid="" nginx_pid=""
@@ -47,7 +49,7 @@ https=(curl -sS --cacert "$work/cert.pem" --interface 127.0.0.2 --max-time 10)
 "${https[@]}" -D "$work/h1" -o "$work/b1" -H "X-Forwarded-For: 198.51.100.1" "https://127.0.0.1:$proxy_port/healthz"
 grep -q '^HTTP/1.1 200' "$work/h1" || fail "GET /healthz through nginx: $(head -1 "$work/h1")"
 grep -qi '^Request-Id: req_[0-9a-f]\{20\}' "$work/h1" || fail "no Request-Id through nginx"
-[[ $(cat "$work/b1") == '{"status":"ok"}' ]] || fail "GET /healthz body through nginx: $(cat "$work/b1")"
+[[ $(cat "$work/b1") == '{"status":"ok","version":"'"$version"'"}' ]] || fail "GET /healthz body through nginx: $(cat "$work/b1")"
 "${https[@]}" -D "$work/h2" -o "$work/b2" "https://127.0.0.1:$proxy_port/v1/store"
 grep -q '^HTTP/1.1 401' "$work/h2" || fail "GET /v1/store without a key through nginx: $(head -1 "$work/h2")"
 request_id=$(sed -n 's/^[Rr]equest-[Ii]d: \(req_[0-9a-f]*\).*/\1/p' "$work/h2")

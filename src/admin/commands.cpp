@@ -20,6 +20,7 @@
 #include "admin/webhook_deliveries.hpp"
 #include "admin/webhook_destination.hpp"
 #include "admin/webhooks.hpp"
+#include "common/build_version.hpp"
 #include "common/env.hpp"
 
 #include <optional>
@@ -60,9 +61,14 @@ Retention retention_from_env() {
 
 // The directory, then every pod it lists: a store's rows have the same shape wherever
 // they are (docs/DECISIONS.md, "Pods").
-void cmd_migrate(JsonWriter& json, pqxx::connection& conn, const Flags&) {
+void cmd_migrate(JsonWriter& json, pqxx::connection& conn, const Flags& f) {
   const Retention retention = retention_from_env();
-  MigrationReport report = migrate(conn, retention);
+  MigrateOptions options;
+  options.lock_timeout = std::chrono::milliseconds(f.count_or("lock-timeout-ms", options.lock_timeout.count()));
+  options.attempts = static_cast<int>(f.count_or("attempts", options.attempts));
+  if (options.lock_timeout.count() == 0 || options.attempts == 0)
+    throw UsageError("--lock-timeout-ms and --attempts must be positive");
+  MigrationReport report = migrate(conn, retention, options);
   json.begin_object().field("object", "migrations");
   write_migrations(json, report);
   json.key("pods").begin_array();
@@ -70,7 +76,7 @@ void cmd_migrate(JsonWriter& json, pqxx::connection& conn, const Flags&) {
     PodConnection pod = connect_to_pod(conn, name);
     if (pod.is_directory()) continue;
     json.begin_object().field("name", name);
-    write_migrations(json, migrate(pod.get(), retention));
+    write_migrations(json, migrate(pod.get(), retention, options));
     json.end_object();
   }
   json.end_array().end_object();
@@ -233,7 +239,7 @@ void cmd_pod_list(JsonWriter& json, pqxx::connection& conn, const Flags&) {
 
 const std::vector<Command>& commands() {
   static const std::vector<Command> table = {
-      {"migrate", {}, cmd_migrate},
+      {"migrate", {{}, {"lock-timeout-ms", "attempts"}}, cmd_migrate},
       {"store create", {{"name", "slug", "currency", "plan", "owner-email"}, {"locale", "url", "pod"}}, cmd_store_create},
       {"store set-plan", {{"store", "plan"}, {}}, cmd_store_set_plan, true},
       {"store set-rate-limit", {{"store", "rpm"}, {}}, cmd_store_set_rate_limit, true},
@@ -289,6 +295,10 @@ std::string one_line(std::string text) {
 
 int run(std::span<const std::string> args, std::ostream& out, std::ostream& err) {
   try {
+    if (args.size() == 1 && args[0] == "--version") {
+      out << build::describe("storeapi-admin") << '\n';
+      return 0;
+    }
     std::size_t words = 0;
     const Command* command = find_command(args, words);
     if (!command) {

@@ -15,6 +15,7 @@
 #include "api/routing/application.hpp"
 #include "app/config.hpp"
 #include "app/open_files.hpp"
+#include "common/build_version.hpp"
 #include "common/env.hpp"
 #include "common/service_notify.hpp"
 #include "auth/invalidation.hpp"
@@ -23,6 +24,7 @@
 #include "db/channels.hpp"
 #include "db/listener.hpp"
 #include "db/pod_addresses.hpp"
+#include "db/schema_check.hpp"
 #include "db/standby_probe.hpp"
 #include "db/write_positions.hpp"
 #include "redis/probe.hpp"
@@ -96,13 +98,15 @@ app::Config configure() {
 
 // What must be there before anything starts: io_uring (a kernel or seccomp filter without
 // it would otherwise surface as a bare "Operation not permitted" from the first core),
-// Redis and the standbys when configured.
+// the schema this release needs, Redis and the standbys when configured.
 void check_surroundings(const app::Config& config) {
   try {
     runtime::check_uring_support();
   } catch (const std::runtime_error& e) {
     throw std::runtime_error(std::string("cannot start: ") + e.what());
   }
+  const std::string unchecked = db::check_schema(config.database_url, std::chrono::seconds(2));
+  if (!unchecked.empty()) std::fprintf(stderr, "storeapi: %s\n", unchecked.c_str());
   try {
     if (config.redis) redis::probe(*config.redis, std::chrono::seconds(2));
   } catch (const std::runtime_error& e) {
@@ -197,6 +201,7 @@ void drain_and_stop(runtime::Cores& cores, std::vector<CoreState>& cores_state, 
 // The server from its configuration to its exit: the cores, the LISTEN loop and the
 // metrics listener started, serving until a shutdown signal, then drained.
 int serve(const app::Config& config) {
+  std::fprintf(stderr, "%s starting\n", build::describe("storeapi").c_str());
   check_surroundings(config);
   // Signals are taken by sigwait() on the main thread only; every core inherits the mask.
   sigset_t signals = shutdown_signals();
@@ -318,7 +323,8 @@ int serve(const app::Config& config) {
 
 }  // namespace
 
-int main() {
+int main(int argc, char** argv) {
+  if (build::print_version_if_asked(argc, argv, "storeapi")) return 0;
   try {
     return serve(configure());
   } catch (const env::SettingError& e) {

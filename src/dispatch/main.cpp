@@ -1,6 +1,7 @@
 // storeapi-dispatch: delivers the outboxes (signed webhooks, e-mail notifications).
 // Configuration from the environment (README "Dispatcher"); logs to stderr; SIGTERM or
 // SIGINT stops it after the transfers in flight (exit 0).
+#include "common/build_version.hpp"
 #include "common/env.hpp"
 #include "dispatch/config.hpp"
 #include "dispatch/dispatcher.hpp"
@@ -19,8 +20,9 @@
 #include <stdexcept>
 #include <string>
 
-int main() {
+int main(int argc, char** argv) {
   using namespace storeapi::dispatch;
+  if (storeapi::build::print_version_if_asked(argc, argv, "storeapi-dispatch")) return 0;
   std::optional<Config> config;
   try {
     config = Config::from_env();
@@ -28,6 +30,7 @@ int main() {
     std::fprintf(stderr, "storeapi-dispatch: %s\n", e.what());
     return 2;
   }
+  std::fprintf(stderr, "%s starting\n", storeapi::build::describe("storeapi-dispatch").c_str());
   // Its LISTEN connection runs on io_uring (dispatch/wakeups.hpp): a kernel or seccomp
   // filter without it is named here rather than surfacing as a bare EPERM.
   try {

@@ -7,7 +7,7 @@
 #include <chrono>
 #include <cstdio>
 
-#include "build_commit.hpp"  // STOREAPI_GIT_COMMIT; STOREAPI_VERSION comes from meson.build
+#include "common/build_version.hpp"
 
 namespace storeapi::metrics {
 namespace {
@@ -43,7 +43,7 @@ double open_fds() {
 void add_process_metrics(Registry& registry, std::string_view build_info_name) {
   double started = std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
   registry.gauge(build_info_name, "Always 1; the labels name the build.", {"version", "commit"})
-      .with({STOREAPI_VERSION, STOREAPI_GIT_COMMIT})
+      .with({build::version(), build::commit()})
       .inc();
   registry.computed("process_start_time_seconds", "Start time of the process since the Unix epoch in seconds.",
                     Kind::gauge, [started] { return started; });

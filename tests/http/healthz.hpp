@@ -7,11 +7,13 @@
 
 #include <string>
 
+#include "common/build_version.hpp"
 #include "support/http_client.hpp"
 
 namespace storeapi::testing {
 
-inline constexpr std::string_view kHealthzBody = "{\"status\":\"ok\"}";
+// The liveness answer names the release (docs/DEPLOY.md, "Upgrading").
+inline const std::string kHealthzBody = "{\"status\":\"ok\",\"version\":\"" + std::string(build::version()) + "\"}";
 inline constexpr int kKeylessPathStatus = 401;  // any path but the health checks, without a key
 inline constexpr int kPostHealthzStatus = 405;  // a complete request with a body, refused by method
 

@@ -7,6 +7,7 @@
 #include "api/statements.hpp"
 #include "auth/api_key.hpp"
 #include "auth/invalidation.hpp"
+#include "common/build_version.hpp"
 #include "metrics/stage_timing.hpp"
 
 #include "runtime/spawn.hpp"
@@ -83,6 +84,13 @@ void add_rate_headers(http::Response& res, const auth::RateDecision& rate) {
   res.add_header("RateLimit-Reset", rate.reset_s);
   res.keep_headers();  // docs/DESIGN.md: on every answer to an authenticated request, a 500 too
   if (!rate.allowed) res.add_header("Retry-After", rate.retry_after_s);
+}
+
+// The liveness answer names the release the node runs, so that an operator (and the
+// rolling upgrade) sees which nodes run which version (docs/DEPLOY.md, "Upgrading").
+const std::string& healthz_body() {
+  static const std::string body = R"({"status":"ok","version":")" + std::string(build::version()) + "\"}";
+  return body;
 }
 
 }  // namespace
@@ -206,7 +214,7 @@ void Application::handle_keyless(const http::Request& req, http::Response& res, 
     return fail(res, req.request_id, ErrorCode::method_not_allowed);
   }
   switch (match.route) {
-    case RouteId::healthz: res.body.assign(R"({"status":"ok"})"); return;
+    case RouteId::healthz: res.body.assign(healthz_body()); return;
     case RouteId::readyz:
       if (!ready()) return fail(res, req.request_id, ErrorCode::service_unavailable);
       res.body.assign(R"({"status":"ok"})");
