@@ -1,6 +1,7 @@
 #include "admin/migrations.hpp"
 
 #include "admin/errors.hpp"
+#include "admin/progress.hpp"
 #include "common/crypto.hpp"
 
 #include <map>
@@ -34,7 +35,10 @@ MigrationReport migrate(pqxx::connection_base& conn, const Retention& retention)
 
   MigrationReport report;
   const auto applied = recorded(work, "schema_migrations");
+  Progress progress("migrate", "migrations");
+  const std::size_t count = embedded_migrations().size();
   for (const Migration& m : embedded_migrations()) {
+    progress.update("applying", report.applied.size() + applied.size(), count);
     std::string checksum = crypto::sha256_hex(m.sql);
     if (auto it = applied.find(m.version); it != applied.end()) {
       if (it->second != checksum)
