@@ -33,7 +33,8 @@ runuser -u postgres -- "$bin/pg_ctl" -D "$data" -l "$log" -w -t 60 \
 steps=$(awk '/^<!-- example: database/ { on = 1; next } on && /^```sh/ { inside = 1; next }
              inside && /^```/ { exit } inside { print }' "$source_root/docs/DEPLOY.md")
 [[ $(grep -c . <<<"$steps") -ge 4 ]] || fail "no database block in docs/DEPLOY.md"
-steps=${steps//host=\/run\/postgresql/host=$sock&port=$port}
+socket="host=$sock&port=$port"  # quoted below: bash 5.2 reads a bare & there as the match
+steps=${steps//"host=/run/postgresql"/"$socket"}
 steps=${steps//-- storeapi-admin /-- $build/storeapi-admin }
 export PGHOST=$sock PGPORT=$port
 while IFS= read -r line; do
@@ -45,7 +46,8 @@ sql() { runuser -u postgres -- "$bin/psql" -d storeapi -Atqc "$1"; }
    storeapi,storeapi_owner ]] || fail "the roles are not there"
 [[ $(sql "select pg_get_userbyid(datdba) from pg_database where datname = 'storeapi'") == storeapi_owner ]] ||
   fail "the database is not storeapi_owner's"
-[[ $(sql "select count(*) from schema_migrations") -gt 30 ]] || fail "the migrations were not applied"
+[[ $(sql "select count(*) from schema_migrations") -eq $(ls "$source_root"/sql/[0-9]*.sql | wc -l) ]] ||
+  fail "the migrations were not all applied"
 others=$(sql "select string_agg(c.relname, ' ') from pg_class c join pg_namespace n on n.oid = c.relnamespace
               where n.nspname in ('public', 'api') and c.relkind in ('r', 'p', 'v', 'S')
                 and pg_get_userbyid(c.relowner) <> 'storeapi_owner'")

@@ -171,7 +171,11 @@ echo "docs examples test: two nodes on one host with the documented settings ser
 dispatcher=$(example dispatcher)
 grep -q 'aiosmtpd' <<<"$dispatcher" && grep -q 'tools/run' <<<"$dispatcher" || fail "the dispatcher example lacks its sink or tools/run"
 kill -TERM -- "-${groups[0]}"
-port_free() { python3 -c 'import socket, sys; s = socket.socket(); s.bind(("127.0.0.1", int(sys.argv[1])))' "$port" 2>/dev/null; }
+# As tools/run checks it: bound with SO_REUSEADDR, so the tour's closed connections do not count.
+port_free() {
+  python3 -c 'import socket, sys; s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind(("127.0.0.1", int(sys.argv[1])))' "$port" 2>/dev/null
+}
 wait_for port_free || fail "the first tools/run did not stop"
 smtp=$(free_port)
 dispatcher=${dispatcher//127.0.0.1:8025/127.0.0.1:$smtp}
