@@ -13,9 +13,14 @@
 #               settings (each its own metrics port; a second node used to fail on
 #               9464), both serving and scraped. Stand-ins, as a shared machine needs:
 #               `...` is the demo database's URL, every 127.0.0.1:PORT a free port (the
-#               Redis one served by a redis-server of this test), the line marked
-#               optional (standbys at made-up addresses) left out, build/ the build under
-#               test.
+#               Redis one served by a redis-server of this test), build/ the build under
+#               test. The block holds nothing optional (standbys are outside it: their
+#               addresses would stop a paste).
+#   dispatcher  "Trying the dispatcher locally", once the first tools/run has stopped:
+#               the mail sink and a tools/run pointed at it (on the quick start's address,
+#               the sink on a free port), which serves again (the PostgreSQL the first run
+#               started used to keep its lock, so every later run said "in use" and
+#               stopped) and whose key e-mail reaches the sink.
 #   tests/docs_examples_pgtest.sh BUILD_DIR
 set -euo pipefail
 build=$(cd "$1" && pwd)
@@ -132,7 +137,7 @@ done
 # --- nodes
 nodes=$(example nodes)
 grep -q 'build/storeapi &$' <<<"$nodes" || fail "the nodes example starts no build/storeapi"
-nodes=$(grep -v '# optional' <<<"$nodes")
+grep -q 'optional' <<<"$nodes" && fail "the nodes example holds an optional line again"
 for address in $(grep -o '127\.0\.0\.1:[0-9]*' <<<"$nodes" | sort -u); do
   free=$(free_port)
   [[ $nodes == *"redis://$address"* ]] && redis_port=$free
@@ -161,3 +166,28 @@ done
 [[ $(grep -c 'metrics on' "$work/nodes.err") -eq 2 ]] || fail "the two nodes do not both serve /metrics"
 [[ $(pgrep -g "${groups[-1]}" -x storeapi | wc -l) -eq 2 ]] || fail "the nodes example did not start two servers"
 echo "docs examples test: two nodes on one host with the documented settings serve the API and their metrics"
+
+# --- dispatcher
+dispatcher=$(example dispatcher)
+grep -q 'aiosmtpd' <<<"$dispatcher" && grep -q 'tools/run' <<<"$dispatcher" || fail "the dispatcher example lacks its sink or tools/run"
+kill -TERM -- "-${groups[0]}"
+# As tools/run checks it: bound with SO_REUSEADDR, so the tour's closed connections do not count.
+port_free() {
+  python3 -c 'import socket, sys; s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind(("127.0.0.1", int(sys.argv[1])))' "$port" 2>/dev/null
+}
+wait_for port_free || fail "the first tools/run did not stop"
+smtp=$(free_port)
+dispatcher=${dispatcher//127.0.0.1:8025/127.0.0.1:$smtp}
+sink_line=$(grep aiosmtpd <<<"$dispatcher")
+run_line=$(grep 'tools/run' <<<"$dispatcher")
+PYTHONUNBUFFERED=1 setsid bash -c "$sink_line" >"$work/sink.out" 2>"$work/sink.err" &
+groups+=($!)
+wait_for python3 -c 'import socket, sys; socket.create_connection(("127.0.0.1", int(sys.argv[1])))' "$smtp" 2>/dev/null ||
+  fail "the mail sink did not start"
+STOREAPI_LISTEN=127.0.0.1:$port setsid bash -c "$run_line" >"$work/rerun.out" 2>"$work/rerun.err" &
+groups+=($!)
+wait_for grep -q "listening on 127.0.0.1:$port" "$work/rerun.err" ||
+  fail "tools/run run again did not serve: $(tail -3 "$work/rerun.err")"
+wait_for grep -q 'owner@demo.example' "$work/sink.out" || fail "the sink got no mail from tools/run's dispatcher"
+echo "docs examples test: tools/run runs again after the first one stopped, its dispatcher mails the sink"

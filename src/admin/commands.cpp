@@ -4,6 +4,7 @@
 #include "admin/confirmations.hpp"
 #include "admin/database.hpp"
 #include "admin/errors.hpp"
+#include "admin/help.hpp"
 #include "admin/json.hpp"
 #include "admin/keys.hpp"
 #include "admin/migrations.hpp"
@@ -23,6 +24,7 @@
 #include "common/build_version.hpp"
 #include "common/env.hpp"
 
+#include <algorithm>
 #include <optional>
 #include <vector>
 
@@ -41,6 +43,8 @@ struct Command {
   // once the running servers applied it (for a seed: each store's reads leave the
   // standbys until they have replayed it, api/routing/read_router.hpp).
   bool waits_for_servers = false;
+  // One line for --help (admin/help.hpp); a command without one fails the help test.
+  const char* summary = "";
 };
 
 // Runs `body` in one transaction that commits only if it returns normally.
@@ -239,35 +243,69 @@ void cmd_pod_list(JsonWriter& json, pqxx::connection& conn, const Flags&) {
 
 const std::vector<Command>& commands() {
   static const std::vector<Command> table = {
-      {"migrate", {{}, {"lock-timeout-ms", "attempts"}}, cmd_migrate},
-      {"store create", {{"name", "slug", "currency", "plan", "owner-email"}, {"locale", "url", "pod"}}, cmd_store_create},
-      {"store set-plan", {{"store", "plan"}, {}}, cmd_store_set_plan, true},
-      {"store set-rate-limit", {{"store", "rpm"}, {}}, cmd_store_set_rate_limit, true},
-      {"store move", {{"store", "to"}, {}}, cmd_store_move},
-      {"staff add", {{"store", "email"}, {"access"}}, cmd_staff_add},
-      {"key create", {{"store", "name", "access"}, {"scopes", "expires", "by"}}, cmd_key_create, true},
-      {"key revoke", {{"key"}, {}}, cmd_key_revoke, true},
-      {"key list", {{"store"}, {}}, cmd_key_list},
-      {"stock history", {{"store", "variant"}, {}}, cmd_stock_history},
-      {"webhook add", {{"store", "url"}, {"events"}}, cmd_webhook_add},
-      {"webhook list", {{"store"}, {}}, cmd_webhook_list},
-      {"webhook disable", {{"webhook"}, {}}, cmd_webhook_disable},
-      {"webhook enable", {{"webhook"}, {}}, cmd_webhook_enable},
-      {"webhook rotate-secret", {{"webhook"}, {}}, cmd_webhook_rotate_secret},
-      {"webhook deliveries", {{"store"}, {"event", "limit", "starting-after"}}, cmd_webhook_deliveries},
-      {"event redeliver", {{"event"}, {"store"}}, cmd_event_redeliver},
-      {"seed", {{"store"}, {"orders", "products", "customers", "bookings"}}, cmd_seed, true},
-      {"retention", {{}, {"pod"}}, cmd_retention},
-      {"pod add", {{"name", "url"}, {"replica-urls"}}, cmd_pod_add},
-      {"pod list", {}, cmd_pod_list},
+      {"migrate", {{}, {"lock-timeout-ms", "attempts"}}, cmd_migrate, false,
+       "apply the migrations not yet applied and the changed SQL functions: the directory, then every pod"},
+      {"store create", {{"name", "slug", "currency", "plan", "owner-email"}, {"locale", "url", "pod"}}, cmd_store_create,
+       false, "create a store and its owner (a staff member with write access everywhere)"},
+      {"store set-plan", {{"store", "plan"}, {}}, cmd_store_set_plan, true, "change a store's plan"},
+      {"store set-rate-limit", {{"store", "rpm"}, {}}, cmd_store_set_rate_limit, true,
+       "override the plan's rate limit, or go back to it"},
+      {"store move", {{"store", "to"}, {}}, cmd_store_move, false,
+       "move a store's rows to another pod online (logical replication)"},
+      {"staff add", {{"store", "email"}, {"access"}}, cmd_staff_add, false, "add a staff member with dashboard access"},
+      {"key create", {{"store", "name", "access"}, {"scopes", "expires", "by"}}, cmd_key_create, true,
+       "create an API key (printed once)"},
+      {"key revoke", {{"key"}, {}}, cmd_key_revoke, true, "revoke an API key"},
+      {"key list", {{"store"}, {}}, cmd_key_list, false, "list a store's keys with their status (never the key)"},
+      {"stock history", {{"store", "variant"}, {}}, cmd_stock_history, false,
+       "a variant's stock movements, newest first"},
+      {"webhook add", {{"store", "url"}, {"events"}}, cmd_webhook_add, false,
+       "add a webhook endpoint (its signing secret printed once)"},
+      {"webhook list", {{"store"}, {}}, cmd_webhook_list, false, "list a store's webhook endpoints"},
+      {"webhook disable", {{"webhook"}, {}}, cmd_webhook_disable, false,
+       "stop deliveries to an endpoint (its pending ones fail)"},
+      {"webhook enable", {{"webhook"}, {}}, cmd_webhook_enable, false, "resume deliveries to an endpoint"},
+      {"webhook rotate-secret", {{"webhook"}, {}}, cmd_webhook_rotate_secret, false,
+       "a new signing secret (the old one signs too for 24 h)"},
+      {"webhook deliveries", {{"store"}, {"event", "limit", "starting-after"}}, cmd_webhook_deliveries, false,
+       "a store's deliveries with their attempts, newest first"},
+      {"event redeliver", {{"event"}, {"store"}}, cmd_event_redeliver, false,
+       "queue an event again for every enabled endpoint subscribed to it"},
+      {"seed", {{"store"}, {"orders", "products", "customers", "bookings"}}, cmd_seed, true,
+       "fill an empty store with deterministic demo data"},
+      {"retention", {{}, {"pod"}}, cmd_retention, false, "what the outbox keeps, for how long, and its time slots"},
+      {"pod add", {{"name", "url"}, {"replica-urls"}}, cmd_pod_add, false,
+       "migrate and register a PostgreSQL cluster as a pod (again: migrate it, replace its standbys)"},
+      {"pod list", {}, cmd_pod_list, false, "every pod with its standbys and stores"},
   };
   return table;
 }
 
-std::string usage() {
-  std::string text = "commands:";
-  for (const auto& c : commands()) text += std::string(" '") + c.name + "'";
-  return text + " (flags: see README.md)";
+std::vector<CommandHelp> help_entries() {
+  std::vector<CommandHelp> entries;
+  for (const auto& c : commands()) entries.push_back({c.name, c.summary, &c.flags});
+  return entries;
+}
+
+bool asks_for_help(const std::string& arg) { return arg == "--help" || arg == "-h"; }
+
+// The flags given before the command words (`storeapi-admin --database-url URL pod list`,
+// as for git or kubectl), taken off the front of `args`; only the global flags may come
+// there.
+std::vector<std::string> leading_global_flags(std::span<const std::string>& args) {
+  std::vector<std::string> taken;
+  while (!args.empty() && args[0].starts_with("--") && !asks_for_help(args[0])) {
+    std::string_view name = std::string_view(args[0]).substr(2);
+    const bool inline_value = name.find('=') != std::string_view::npos;
+    name = name.substr(0, name.find('='));
+    if (std::find(std::begin(kGlobalFlags), std::end(kGlobalFlags), name) == std::end(kGlobalFlags))
+      throw UsageError("unknown flag " + args[0] + " before the command (only --database-url goes there); "
+                       "storeapi-admin --help lists the commands");
+    const std::size_t used = inline_value || args.size() < 2 ? 1 : 2;
+    taken.insert(taken.end(), args.begin(), args.begin() + used);
+    args = args.subspan(used);
+  }
+  return taken;
 }
 
 // The command named by the leading one or two words of `args`; sets `words` to how many.
@@ -299,15 +337,31 @@ int run(std::span<const std::string> args, std::ostream& out, std::ostream& err)
       out << build::describe("storeapi-admin") << '\n';
       return 0;
     }
+    std::vector<std::string> global = leading_global_flags(args);
+    if (!args.empty() && asks_for_help(args[0])) {
+      out << overview_help(help_entries());
+      return 0;
+    }
     std::size_t words = 0;
     const Command* command = find_command(args, words);
+    if (!command && std::any_of(args.begin(), args.end(), asks_for_help)) {  // `storeapi-admin store --help`
+      out << overview_help(help_entries());
+      return 0;
+    }
     if (!command) {
-      std::string given = args.empty() ? "nothing" : "'" + args[0] + (args.size() > 1 ? " " + args[1] : "") + "'";
-      throw UsageError("unknown command " + given + "; " + usage());
+      if (args.empty()) throw UsageError("no command given; storeapi-admin --help lists them");
+      std::string given = "'" + args[0] + (args.size() > 1 ? " " + args[1] : "") + "'";
+      throw UsageError("unknown command " + given + "; storeapi-admin --help lists them");
+    }
+    std::span<const std::string> rest = args.subspan(words);
+    if (std::any_of(rest.begin(), rest.end(), asks_for_help)) {
+      out << command_help({command->name, command->summary, &command->flags});
+      return 0;
     }
     FlagSpec spec = command->flags;
-    spec.optional.push_back("database-url");
-    Flags flags(args.subspan(words), spec);
+    for (std::string_view flag : kGlobalFlags) spec.optional.emplace_back(flag);
+    global.insert(global.end(), rest.begin(), rest.end());
+    Flags flags(global, spec);
     webhook_destinations();  // a malformed setting stops every command, as it stops the dispatcher
     auto conn = connect(database_url(flags.find("database-url")));
     std::optional<ServerConfirmations> confirmations;

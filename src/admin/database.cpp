@@ -2,8 +2,7 @@
 
 #include "admin/errors.hpp"
 #include "common/time.hpp"
-
-#include <libpq-fe.h>
+#include "db/conninfo.hpp"
 
 #include <cstdlib>
 #include <memory>
@@ -15,15 +14,9 @@ namespace {
 
 // Whether libpq's own parser finds a password in `conninfo` (URL or key=value form).
 bool has_password(const std::string& conninfo, const std::string& flag) {
-  char* parse_error = nullptr;
-  std::unique_ptr<PQconninfoOption, void (*)(PQconninfoOption*)> options(
-      PQconninfoParse(conninfo.c_str(), &parse_error), &PQconninfoFree);
-  // libpq's message may quote the text, password and all: it is not repeated.
-  if (parse_error) PQfreemem(parse_error);
-  if (!options) throw UsageError(flag + " is not a libpq connection string or URL");
-  for (const PQconninfoOption* o = options.get(); o->keyword; ++o)
-    if (std::string_view(o->keyword) == "password" && o->val && *o->val) return true;
-  return false;
+  const std::optional<bool> password = db::conninfo_has_password(conninfo);
+  if (!password) throw UsageError(flag + " is not a libpq connection string or URL");
+  return *password;
 }
 
 // Variables by which libpq finds a database with no connection string at all.

@@ -1,6 +1,7 @@
 #include "admin/migrations.hpp"
 
 #include "admin/errors.hpp"
+#include "admin/progress.hpp"
 #include "common/backoff.hpp"
 #include "common/crypto.hpp"
 
@@ -138,7 +139,9 @@ MigrationReport migrate(pqxx::connection_base& conn, const Retention& retention,
 
   MigrationReport report;
   const auto applied = recorded(conn, "schema_migrations");
+  Progress progress("migrate", "migrations");
   for (const Migration& m : options.migrations) {
+    progress.update("applying", report.applied.size() + applied.size(), options.migrations.size());
     std::string checksum = crypto::sha256_hex(m.sql);
     if (auto it = applied.find(m.version); it != applied.end()) {
       if (it->second != checksum)

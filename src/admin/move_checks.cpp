@@ -20,8 +20,7 @@ void check_logical_wal(pqxx::connection& source, const std::string& source_name)
   pqxx::nontransaction work(source);
   std::string level = work.exec1("show wal_level")["wal_level"].c_str();
   if (level != "logical")
-    throw CommandError("pod '" + source_name + "' has wal_level = " + level +
-                       "; moving a store off it needs wal_level = logical (a restart of its PostgreSQL)");
+    throw CommandError("pod '" + source_name + "' has wal_level = " + level + "; " + kLogicalWalFix);
 }
 
 void check_same_schema(pqxx::connection& source, pqxx::connection& target, const std::string& target_name) {

@@ -7,6 +7,13 @@
 
 namespace storeapi::admin {
 
+// What a pod that stores cannot move off needs, naming the commands (docs/DEPLOY.md,
+// "Moving stores between pods").
+inline constexpr const char* kLogicalWalFix =
+    "moving a store off it needs wal_level = logical: ALTER SYSTEM SET wal_level = logical on its primary and "
+    "restart it (under Patroni: patronictl edit-config, then patronictl restart; docs/DEPLOY.md, \"Moving stores "
+    "between pods\")";
+
 // The source writes logical WAL (wal_level = logical), which its publication needs.
 void check_logical_wal(pqxx::connection& source, const std::string& source_name);
 

@@ -66,10 +66,26 @@ void subscribe(pqxx::connection& target, const std::string& store_id, const std:
             ", copy_data = true, disable_on_error = true)");
 }
 
-void wait_copied(pqxx::connection& target, const std::string& store_id) {
+void wait_copied(pqxx::connection& target, const std::string& store_id,
+                 const std::map<std::string, std::size_t>& rows_at_source, Progress& progress) {
   const std::string name = replication_name(store_id);
   pqxx::nontransaction work(target);
+  std::size_t total = 0;
+  for (const auto& [table, rows] : rows_at_source) total += rows;
   for (;;) {
+    std::size_t copied = 0;
+    for (const auto& row : work.exec_params(
+             "select c.relname, r.srsubstate in ('r', 's') as done, coalesce(p.tuples_processed, 0) as copying"
+             "  from pg_subscription s join pg_subscription_rel r on r.srsubid = s.oid"
+             "  join pg_class c on c.oid = r.srrelid"
+             "  left join pg_stat_progress_copy p on p.relid = r.srrelid and p.datid = s.subdbid"
+             " where s.subname = $1 and s.subdbid = (select oid from pg_database where datname = current_database())",
+             name)) {
+      const auto at_source = rows_at_source.find(row["relname"].c_str());
+      copied += row["done"].as<bool>() && at_source != rows_at_source.end() ? at_source->second
+                                                                             : row["copying"].as<std::size_t>();
+    }
+    progress.update("copy", std::min(copied, total), total);
     auto r = work.exec_params1(
         "select s.subenabled, count(*) filter (where r.srsubstate <> 'r') as copying from pg_subscription s"
         " left join pg_subscription_rel r on r.srsubid = s.oid"

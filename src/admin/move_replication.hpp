@@ -5,10 +5,12 @@
 // changes. Everything is named after the store (`replication_name`), so that a move taken
 // up again finds what an earlier attempt left behind.
 #include "admin/move_tables.hpp"
+#include "admin/progress.hpp"
 
 #include <pqxx/pqxx>
 
 #include <chrono>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -31,8 +33,10 @@ void publish_store(pqxx::connection& source, const std::string& store_id, const 
 void subscribe(pqxx::connection& target, const std::string& store_id, const std::string& source_conninfo);
 
 // Waits until every table's initial copy is done; throws CommandError when the
-// subscription stopped on an error.
-void wait_copied(pqxx::connection& target, const std::string& store_id);
+// subscription stopped on an error. Reports the rows copied of `rows_at_source` (per
+// table: the tables done, and the COPYs in flight as pg_stat_progress_copy counts them).
+void wait_copied(pqxx::connection& target, const std::string& store_id,
+                 const std::map<std::string, std::size_t>& rows_at_source, Progress& progress);
 
 // Waits until the slot has confirmed the source's WAL position of now (the target applied
 // and flushed everything committed before it), at most `limit`; throws CommandError past

@@ -31,6 +31,17 @@ std::vector<StoreTable> without(std::vector<StoreTable> tables, const std::strin
   return tables;
 }
 
+std::map<std::string, std::size_t> store_row_counts(pqxx::transaction_base& work, const std::vector<StoreTable>& tables,
+                                                    const std::string& store_id) {
+  std::map<std::string, std::size_t> counts;
+  for (const auto& t : tables)
+    counts[t.name] = work.exec_params1("select count(*) as rows from " + work.conn().quote_name(t.name) + " where " +
+                                           t.store_column + " = $1",
+                                       store_id)["rows"]
+                         .as<std::size_t>();
+  return counts;
+}
+
 long delete_store_rows(pqxx::transaction_base& work, const std::vector<StoreTable>& tables,
                        const std::string& store_id) {
   // Without the foreign keys' checks, as the subscription's apply runs: every row of the

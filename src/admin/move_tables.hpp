@@ -6,6 +6,8 @@
 // the directory only.
 #include <pqxx/pqxx>
 
+#include <cstddef>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -25,6 +27,11 @@ std::vector<StoreTable> store_tables(pqxx::transaction_base& work, bool director
 
 // Every table of `tables` but `name`.
 std::vector<StoreTable> without(std::vector<StoreTable> tables, const std::string& name);
+
+// The store's rows in each of `tables` (by name), counted on the database of `work`: the
+// total a move's copy reports its progress against.
+std::map<std::string, std::size_t> store_row_counts(pqxx::transaction_base& work, const std::vector<StoreTable>& tables,
+                                                    const std::string& store_id);
 
 // Deletes the store's rows from `tables` in the caller's transaction; returns how many.
 long delete_store_rows(pqxx::transaction_base& work, const std::vector<StoreTable>& tables,

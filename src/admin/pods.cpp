@@ -3,7 +3,10 @@
 #include "admin/database.hpp"
 #include "admin/errors.hpp"
 #include "admin/migrations.hpp"
+#include "admin/move_checks.hpp"
 #include "admin/validate.hpp"
+
+#include <optional>
 
 namespace storeapi::admin {
 namespace {
@@ -19,19 +22,23 @@ std::string identity(pqxx::transaction_base& work) {
 constexpr const char* kPodColumns =
     "p.name, p.url, p.replica_urls,"
     " (select count(*) from stores s where s.pod = p.name) as store_count,"
-    " (select coalesce(jsonb_agg(jsonb_build_object('id', s.id, 'slug', s.slug) order by s.slug), '[]')"
-    "    from stores s where s.pod = p.name)::text as stores,"
+    " (select coalesce(array_agg(s.id::text order by s.slug), '{}') from stores s where s.pod = p.name) as store_ids,"
+    " (select coalesce(array_agg(s.slug::text order by s.slug), '{}') from stores s where s.pod = p.name)"
+    "   as store_slugs,"
     " p.created_at";
 
 void write_pod_fields(JsonWriter& json, const pqxx::row& r) {
   json.field("object", "pod").field("name", r["name"].c_str()).field("url", optional_text(r["url"]));
   json.key("replica_urls").begin_array();
   for (const auto& url : text_array(r["replica_urls"])) json.value(url);
-  json.end_array()
-      .field("store_count", r["store_count"].as<std::int64_t>())
-      .key("stores")
-      .raw(r["stores"].c_str())
-      .field("created_at", timestamp(r["created_at"]));
+  json.end_array().field("store_count", r["store_count"].as<std::int64_t>());
+  // Written here rather than rendered by jsonb, whose text has blanks after ':' and ','
+  // unlike every other line the tool prints.
+  const std::vector<std::string> ids = text_array(r["store_ids"]), slugs = text_array(r["store_slugs"]);
+  json.key("stores").begin_array();
+  for (std::size_t i = 0; i < ids.size() && i < slugs.size(); ++i)
+    json.begin_object().field("id", ids[i]).field("slug", slugs[i]).end_object();
+  json.end_array().field("created_at", timestamp(r["created_at"]));
 }
 
 struct PodSettings {
@@ -113,12 +120,16 @@ void add_pod(JsonWriter& json, pqxx::connection& directory, const NewPod& pod, c
   json.end_object();
   // A move out of this pod publishes the store's tables: logical decoding, a slot and a
   // sender for each move running at once (docs/DEPLOY.md, "Pods").
+  const bool can_be_moved_from =
+      settings.wal_level == "logical" && settings.max_replication_slots > 0 && settings.max_wal_senders > 0;
   json.field("wal_level", settings.wal_level)
       .field("max_replication_slots", settings.max_replication_slots)
       .field("max_wal_senders", settings.max_wal_senders)
-      .field("can_be_moved_from", settings.wal_level == "logical" && settings.max_replication_slots > 0 &&
-                                      settings.max_wal_senders > 0)
-      .end_object();
+      .field("can_be_moved_from", can_be_moved_from);
+  // What to run when it cannot: the field alone named no fix.
+  std::optional<std::string> hint;
+  if (settings.wal_level != "logical") hint = "wal_level = " + settings.wal_level + "; " + kLogicalWalFix;
+  json.field("hint", hint).end_object();
   work.commit();
 }
 

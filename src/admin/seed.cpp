@@ -29,7 +29,7 @@ void seed_store(JsonWriter& json, pqxx::work& work, const std::string& store_id,
 
   seed::SeedData data = seed::generate(store_id, store["locale"].c_str(), sizes);
   {
-    Progress progress;
+    Progress progress("seed");
     seed::write(work, {store_id, store["currency"].c_str()}, data, progress);
   }
   // A write of the store like the API's: the servers record its position before this

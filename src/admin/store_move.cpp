@@ -8,12 +8,14 @@
 #include "admin/move_replication.hpp"
 #include "admin/move_tables.hpp"
 #include "admin/pod_connection.hpp"
+#include "admin/progress.hpp"
 #include "admin/stores.hpp"
 #include "common/uuid.hpp"
 
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
+#include <map>
 #include <memory>
 #include <optional>
 #include <utility>
@@ -292,9 +294,15 @@ void move_store(JsonWriter& json, pqxx::connection& directory, const std::string
   Clock::time_point fenced;
   try {
     clock.start("copy");
+    std::map<std::string, std::size_t> rows_at_source;
+    {
+      pqxx::read_transaction work(*source.conn);
+      rows_at_source = store_row_counts(work, published, store_id);
+    }
     publish_store(*source.conn, store_id, published);
     subscribe(*target.conn, store_id, source.url);
-    wait_copied(*target.conn, store_id);
+    Progress progress("store move");
+    wait_copied(*target.conn, store_id, rows_at_source, progress);
     clock.start("catch_up");
     wait_caught_up(*source.conn, store_id, kCatchUpLimit);
     clock.start("dispatch_pause");

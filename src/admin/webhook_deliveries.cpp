@@ -15,15 +15,16 @@ namespace {
 
 constexpr std::string_view kEventPrefix = "evt_";
 
-// "evt_<32 hex>" or a uuid, as the canonical uuid; CommandError otherwise.
-std::string event_uuid(const std::string& event) {
+// "evt_<32 hex>" or a uuid, as the canonical uuid; nullopt otherwise (no event has such
+// an id: the caller says so with how long events are kept, as for an unknown one).
+std::optional<std::string> event_uuid(const std::string& event) {
   std::string text = event;
   if (text.starts_with(kEventPrefix) && text.size() == kEventPrefix.size() + 32) {
     std::string hex = text.substr(kEventPrefix.size());
     text = hex.substr(0, 8) + "-" + hex.substr(8, 4) + "-" + hex.substr(12, 4) + "-" + hex.substr(16, 4) + "-" +
            hex.substr(20);
   }
-  if (!is_uuid(text)) throw CommandError("no event with id '" + event + "'");
+  if (!is_uuid(text)) return std::nullopt;
   return text;
 }
 
@@ -55,7 +56,8 @@ void write_deliveries(JsonWriter& json, pqxx::work& work, const std::string& sto
   std::optional<std::string> event_id;
   if (event) {
     event_id = event_uuid(*event);
-    if (work.exec_params("select 1 from events where store_id = $1 and id = $2", store_id, *event_id).empty())
+    if (!event_id ||
+        work.exec_params("select 1 from events where store_id = $1 and id = $2", store_id, *event_id).empty())
       throw CommandError("no event '" + *event + "' in store '" + store_id + "' (" + kept + ")");
   }
   if (starting_after &&
@@ -111,29 +113,26 @@ void write_deliveries(JsonWriter& json, pqxx::work& work, const std::string& sto
 }
 
 std::optional<std::string> event_store(pqxx::work& work, const std::string& event) {
-  std::string id;
-  try {
-    id = event_uuid(event);
-  } catch (const CommandError&) {
-    return std::nullopt;
-  }
-  auto rows = work.exec_params("select store_id from events where id = $1", id);
+  const std::optional<std::string> id = event_uuid(event);
+  if (!id) return std::nullopt;
+  auto rows = work.exec_params("select store_id from events where id = $1", *id);
   if (rows.empty()) return std::nullopt;
   return rows[0]["store_id"].c_str();
 }
 
 void redeliver_event(JsonWriter& json, pqxx::work& work, const std::string& event,
                      const std::optional<std::string>& store_id) {
-  std::string id = event_uuid(event);
   if (store_id && !is_uuid(*store_id)) throw CommandError("no store with id '" + *store_id + "'");
   const Retention retention = applied_retention(work);
+  const std::string unknown =
+      "no event with id '" + event + "' (events are kept for " + describe(retention.keep) + "; an older one is gone)";
+  const std::optional<std::string> id = event_uuid(event);
+  if (!id) throw CommandError(unknown);
   auto found = work.exec_params(
       "select store_id, created_at, created_at <= now() - make_interval(secs => $3) as past_retention from events"
       " where id = $1 and ($2::uuid is null or store_id = $2) for update",
-      id, store_id, static_cast<double>(retention.keep.count()));
-  if (found.empty())
-    throw CommandError("no event with id '" + event + "' (events are kept for " + describe(retention.keep) +
-                       "; an older one is gone)");
+      *id, store_id, static_cast<double>(retention.keep.count()));
+  if (found.empty()) throw CommandError(unknown);
   // Its slot is about to be dropped: a new pending delivery would only hold it back, and
   // the dispatcher has no older event to go with it once the slot is gone.
   if (found[0]["past_retention"].as<bool>())
@@ -164,19 +163,19 @@ void redeliver_event(JsonWriter& json, pqxx::work& work, const std::string& even
       ")"
       " select x.id, x.endpoint_id, t.url from (select * from reset union all select * from created) x"
       " join targets t on t.endpoint_id = x.endpoint_id order by t.url, x.endpoint_id",
-      store, id, created_at);
+      store, *id, created_at);
   if (deliveries.empty())
     throw CommandError("event '" + event + "' has no enabled webhook endpoint subscribed to its type");
   // Fanned out by hand: a dispatcher must not fan it out once more.
   work.exec_params(
       "update events set fanned_out_at = api.now_ms()"
       " where store_id = $1 and id = $2 and created_at = $3 and fanned_out_at is null",
-      store, id, created_at);
+      store, *id, created_at);
   work.exec("select pg_notify(api.config('events_channel'), '')");
 
   json.begin_object()
       .field("object", "event_redelivery")
-      .field("event_id", event_name(id))
+      .field("event_id", event_name(*id))
       .field("store_id", store)
       .key("deliveries")
       .begin_array();

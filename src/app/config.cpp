@@ -6,6 +6,7 @@
 #include <string_view>
 
 #include "common/env.hpp"
+#include "db/conninfo.hpp"
 #include "metrics/listen_setting.hpp"
 
 namespace storeapi::app {
@@ -88,7 +89,7 @@ Config Config::from_env() {
   // Required, as for storeapi-admin and storeapi-dispatch: libpq's defaults (a local
   // socket, the user's name) would start a server that answers 503 to everything.
   if (const char* v = get("STOREAPI_DATABASE_URL"))
-    c.database_url = v;
+    db::check_conninfo_setting("STOREAPI_DATABASE_URL", c.database_url = v);
   else
     throw env::SettingError("STOREAPI_DATABASE_URL is not set (a libpq URL, e.g. postgresql://storeapi@127.0.0.1/storeapi)");
   if (const char* v = get("STOREAPI_SECRET")) {
@@ -101,7 +102,8 @@ Config Config::from_env() {
   }
   if (const char* v = get("STOREAPI_REDIS_URL")) c.redis = redis::parse_endpoint(v);
   read_redis_tls(c.redis);
-  if (const char* v = get("STOREAPI_LISTEN_DATABASE_URL"); v && *v) c.listen_database_url = v;
+  if (const char* v = get("STOREAPI_LISTEN_DATABASE_URL"); v && *v)
+    db::check_conninfo_setting("STOREAPI_LISTEN_DATABASE_URL", c.listen_database_url = v);
   else c.listen_database_url = c.database_url;
   if (const char* v = get("STOREAPI_REPLICA_URLS")) {
     for (std::string_view rest(v); !rest.empty();) {
@@ -109,7 +111,7 @@ Config Config::from_env() {
       const std::string_view url = rest.substr(0, comma);
       if (url.empty())
         throw env::SettingError("STOREAPI_REPLICA_URLS: expected comma-separated libpq URLs, got an empty one");
-      c.replica_urls.emplace_back(url);
+      db::check_conninfo_setting("STOREAPI_REPLICA_URLS", c.replica_urls.emplace_back(url));
       rest = comma == std::string_view::npos ? std::string_view() : rest.substr(comma + 1);
     }
   }

@@ -25,6 +25,7 @@
 #include "db/listener.hpp"
 #include "db/pod_addresses.hpp"
 #include "db/schema_check.hpp"
+#include "db/setup_hints.hpp"
 #include "db/standby_probe.hpp"
 #include "db/write_positions.hpp"
 #include "redis/probe.hpp"
@@ -119,6 +120,8 @@ void check_surroundings(const app::Config& config) {
       throw std::runtime_error("STOREAPI_REPLICA_URLS (standby " + std::to_string(i + 1) + "): " + e.what());
     }
   }
+  for (const std::string& hint : db::setup_hints(config.database_url, std::chrono::seconds(2)))
+    std::fprintf(stderr, "storeapi: hint: %s\n", hint.c_str());
 }
 
 // The first core's listener. Every core's listener shares the port (SO_REUSEPORT), which
@@ -126,7 +129,7 @@ void check_surroundings(const app::Config& config) {
 // connections: only a takeover asked for joins a port another process listens on.
 int bind_first_listener(const app::Config& config) {
   if (!config.takeover && runtime::port_taken(config.listen))
-    throw std::runtime_error("STOREAPI_LISTEN " + config.listen.host + ":" + std::to_string(config.listen.port) +
+    throw std::runtime_error("STOREAPI_LISTEN " + config.listen.text() +
                              " is in use (another storeapi, or a second tools/run?): choose another port, or set "
                              "STOREAPI_TAKEOVER=on to start beside the running server and replace it (README "
                              "\"Running several nodes\")");
@@ -263,12 +266,9 @@ int serve(const app::Config& config) {
   // Declared after `cores` and `listener`, so it stops before them: a scrape reads them.
   std::unique_ptr<metrics::ScrapeServer> scrape_server;
   if (config.metrics_listen) {
-    try {
-      scrape_server = std::make_unique<metrics::ScrapeServer>(*config.metrics_listen, registry);
-    } catch (const std::exception& e) {
-      throw std::runtime_error(std::string("metrics listener: ") + e.what());
-    }
-    std::fprintf(stderr, "storeapi: metrics on %s:%u\n", config.metrics_listen->host.c_str(), scrape_server->port());
+    scrape_server = metrics::start_scrape_server("STOREAPI_METRICS_LISTEN", *config.metrics_listen, registry);
+    runtime::ListenAddress bound_metrics{config.metrics_listen->host, scrape_server->port()};
+    std::fprintf(stderr, "storeapi: metrics on %s\n", bound_metrics.text().c_str());
   }
 
   metrics::Family<metrics::Gauge>& pinned =
@@ -307,8 +307,7 @@ int serve(const app::Config& config) {
     runtime::spawn(listen_once_settled(cores_state[reactor.index()], listening, reactor.index()));
   });
   listening.wait();
-  std::fprintf(stderr, "storeapi: listening on %s:%u with %u threads\n", bound.host.c_str(), bound.port,
-               config.threads);
+  std::fprintf(stderr, "storeapi: listening on %s with %u threads\n", bound.text().c_str(), config.threads);
   notify_service_manager("READY=1");  // systemd Type=notify: every core listens, ready to serve
 
   const int sig = wait_for_shutdown_signal(signals);

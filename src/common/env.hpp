@@ -18,7 +18,11 @@ class SettingError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-// The variable's value, or nullptr when it is unset or empty.
+// The variable's value, or nullptr when it is unset or empty. A value holding " #" (or a
+// tab before '#') throws SettingError: systemd's EnvironmentFile, like a shell's `export`,
+// takes a comment on a setting's own line as part of the value, and no setting's value
+// has a blank before a '#' (URLs escape blanks), so the only way to get one is that
+// comment. The message says where comments go instead of some later, puzzling refusal.
 const char* get(const char* name);
 
 template <class T>

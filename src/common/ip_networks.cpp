@@ -155,6 +155,29 @@ bool is_loopback(const IpAddress& address) {
   return v4.contains(address) || v6.contains(address);
 }
 
+namespace {
+
+// Why `entry` (which parse_network refused) is no network, when it is the one mistake a
+// reader cannot see: an address with bits set past its prefix. Empty otherwise.
+std::string host_bits_reason(std::string_view entry) {
+  const std::size_t slash = entry.find('/');
+  if (slash == std::string_view::npos) return "";
+  const auto address = parse_ip(entry.substr(0, slash));
+  if (!address) return "";
+  const std::string_view prefix = entry.substr(slash + 1);
+  for (unsigned bits = 0; bits <= (address->is_v4() ? 32u : 128u); ++bits) {
+    if (prefix != std::to_string(bits)) continue;
+    IpAddress first = *address;
+    const unsigned from = bits + (address->is_v4() ? 96 : 0);
+    for (unsigned bit = from; bit < 128; ++bit) first.bytes[bit / 8] &= static_cast<std::uint8_t>(~(0x80 >> (bit % 8)));
+    return ": its address has bits set past the /" + std::string(prefix) + " prefix; the network is " + first.text() +
+           "/" + std::string(prefix) + ", one host is written alone (" + address->text() + ")";
+  }
+  return "";
+}
+
+}  // namespace
+
 DestinationPolicy DestinationPolicy::parse(std::string_view allowed) {
   DestinationPolicy policy;
   while (!trimmed(allowed).empty()) {
@@ -163,7 +186,7 @@ DestinationPolicy DestinationPolicy::parse(std::string_view allowed) {
     auto network = parse_network(entry);
     if (!network)
       throw env::SettingError("expected comma-separated networks such as 127.0.0.0/8 or ::1/128, got '" +
-                              std::string(entry) + "'");
+                              std::string(entry) + "'" + host_bits_reason(entry));
     policy.allowed_.push_back(*network);
     allowed = comma == std::string_view::npos ? std::string_view{} : allowed.substr(comma + 1);
   }

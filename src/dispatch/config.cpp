@@ -4,6 +4,7 @@
 
 #include "common/env.hpp"
 #include "common/url_parts.hpp"
+#include "db/conninfo.hpp"
 
 #include <cerrno>
 #include <cstdio>
@@ -48,7 +49,7 @@ bool Config::smtp_requires_tls() const {
 Config Config::from_env() {
   Config c;
   if (const char* v = env::get("STOREAPI_DATABASE_URL")) {
-    c.database_url = v;
+    db::check_conninfo_setting("STOREAPI_DATABASE_URL", c.database_url = v);
   } else {
     throw env::SettingError("STOREAPI_DATABASE_URL is not set");
   }

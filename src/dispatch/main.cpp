@@ -62,9 +62,10 @@ int main(int argc, char** argv) {
     // Declared after the dispatcher, so it stops first: a scrape reads it.
     std::unique_ptr<storeapi::metrics::ScrapeServer> scrape_server;
     if (metrics_listen) {
-      scrape_server = std::make_unique<storeapi::metrics::ScrapeServer>(*metrics_listen, registry);
-      std::fprintf(stderr, "storeapi-dispatch: metrics on %s:%u\n", metrics_listen->host.c_str(),
-                   scrape_server->port());
+      scrape_server =
+          storeapi::metrics::start_scrape_server("STOREAPI_DISPATCH_METRICS_LISTEN", *metrics_listen, registry);
+      storeapi::runtime::ListenAddress bound{metrics_listen->host, scrape_server->port()};
+      std::fprintf(stderr, "storeapi-dispatch: metrics on %s\n", bound.text().c_str());
     }
     dispatcher.run(stop_fd);
   } catch (const std::exception& e) {

@@ -8,7 +8,9 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <stdexcept>
 #include <string_view>
+#include <system_error>
 
 namespace storeapi::metrics {
 namespace {
@@ -104,6 +106,18 @@ std::string ScrapeServer::answer_to(std::string_view request) const {
   return std::string(metrics ? "HTTP/1.1 200 OK\r\n" : "HTTP/1.1 404 Not Found\r\n") + "Content-Type: " +
          (metrics ? "text/plain; version=0.0.4; charset=utf-8" : "text/plain; charset=utf-8") +
          "\r\nContent-Length: " + std::to_string(body.size()) + "\r\nConnection: close\r\n\r\n" + body;
+}
+
+std::unique_ptr<ScrapeServer> start_scrape_server(const char* setting, const runtime::ListenAddress& address,
+                                                  const Registry& registry) {
+  try {
+    return std::make_unique<ScrapeServer>(address, registry);
+  } catch (const std::system_error& e) {
+    const std::string name(setting);
+    throw std::runtime_error(name + " " + address.text() + ": " + e.what() +
+                             ": give each process on a host its own metrics port (" + name +
+                             "=127.0.0.1:0 picks a free one, printed as \"metrics on\"), or set " + name + "=off");
+  }
 }
 
 }  // namespace storeapi::metrics

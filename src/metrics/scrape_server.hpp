@@ -7,6 +7,7 @@
 // is saturated (docs/DECISIONS.md, "Metrics").
 #include <chrono>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <thread>
 #include <vector>
@@ -59,5 +60,12 @@ class ScrapeServer {
   std::vector<Connection> connections_;  // the thread's own, oldest first
   std::thread thread_;
 };
+
+// The listener of `setting` (STOREAPI_METRICS_LISTEN, STOREAPI_DISPATCH_METRICS_LISTEN) on
+// `address`. A taken address throws std::runtime_error naming the setting and its way out
+// (another port, or off), as the API port's message does: the bind error alone names no
+// setting.
+std::unique_ptr<ScrapeServer> start_scrape_server(const char* setting, const runtime::ListenAddress& address,
+                                                  const Registry& registry);
 
 }  // namespace storeapi::metrics

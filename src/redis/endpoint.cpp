@@ -21,13 +21,14 @@ bool whole_number(std::string_view text, T& out, T max) {
   return r.ec == std::errc{} && r.ptr == text.data() + text.size() && !text.empty() && out <= max;
 }
 
-// `url` with whatever lies between the user and the '@' replaced, for messages.
+// `url` for messages: the password replaced, and the user too when no ':' parts them,
+// since a password written without its ':' (redis://PASSWORD@host) reads as a user.
 std::string masked(const std::string& url) {
   const std::size_t scheme_end = url.find("://");
   const std::size_t at = url.rfind('@');
   if (scheme_end == std::string::npos || at == std::string::npos || at < scheme_end) return url;
   const std::size_t colon = url.find(':', scheme_end + 3);
-  if (colon == std::string::npos || colon > at) return url;
+  if (colon == std::string::npos || colon > at) return url.substr(0, scheme_end + 3) + "***" + url.substr(at);
   return url.substr(0, colon + 1) + "***" + url.substr(at);
 }
 
@@ -60,7 +61,8 @@ Endpoint parse_endpoint(const std::string& url) {
   if (!unix_socket && !e.tls && !rest.starts_with(kScheme)) return bad("not a redis://, rediss:// or unix:// URL");
   rest.remove_prefix(unix_socket ? kUnixScheme.size() : e.tls ? kTlsScheme.size() : kScheme.size());
   if (!take_credentials(rest, unix_socket, e)) return bad("a bad %-escape in the user or password");
-  if (!e.user.empty() && e.password.empty()) return bad("a user needs a password");
+  if (!e.user.empty() && e.password.empty())
+    return bad("a user needs a password (a password alone is written with its colon, :PASSWORD@)");
   if (unix_socket) {
     // A Redis on the node's own host, through its socket file: no TCP stack on either
     // side (10–25 % of Redis's CPU per call here; most of the rest is its wake-ups,

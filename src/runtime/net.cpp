@@ -39,6 +39,11 @@ bool ListenAddress::parse(const std::string& text, ListenAddress& out) {
   return true;
 }
 
+std::string ListenAddress::text() const {
+  const std::string port_text = std::to_string(port);
+  return host.find(':') == std::string::npos ? host + ":" + port_text : "[" + host + "]:" + port_text;
+}
+
 int bind_tcp(const ListenAddress& address, bool share_port) {
   sockaddr_storage storage{};
   socklen_t len = 0;

@@ -14,6 +14,9 @@ struct ListenAddress {
   // "ip:port", "[v6]:port" or ":port" (every address); false for anything else, a host
   // name included.
   static bool parse(const std::string& text, ListenAddress& out);
+  // "ip:port", or "[v6]:port": the form parse takes, so a printed address can be pasted
+  // back into the setting.
+  std::string text() const;
 };
 
 // A listening socket with SO_REUSEPORT, so every core can bind its own on the same port

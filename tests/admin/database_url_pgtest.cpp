@@ -42,6 +42,24 @@ TEST_F(DatabaseUrl, APasswordOnTheCommandLineIsRefusedAndNotRepeated) {
   }
 }
 
+// README: "--database-url URL on any command", which operators write before the command
+// as with git or kubectl. Seen failing: "unknown command '--database-url ...'" (exit 2).
+TEST_F(DatabaseUrl, TheFlagMayComeBeforeTheCommand) {
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"--database-url", db().url(), "pod", "list"},
+        std::vector<std::string>{"--database-url=" + db().url(), "pod", "list"}}) {
+    CliResult r = run_admin(args, std::nullopt);
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_NE(r.out.find("\"object\":\"list\""), std::string::npos) << r.out;
+  }
+  CliResult twice = run_admin({"--database-url", db().url(), "pod", "list", "--database-url", db().url()}, std::nullopt);
+  EXPECT_EQ(twice.exit_code, 2);
+  EXPECT_NE(twice.err.find("given twice"), std::string::npos) << twice.err;
+  CliResult other = run_admin({"--store", "x", "pod", "list"}, std::nullopt);
+  EXPECT_EQ(other.exit_code, 2);
+  EXPECT_NE(other.err.find("only --database-url goes there"), std::string::npos) << other.err;
+}
+
 TEST_F(DatabaseUrl, LibpqsServiceFileNamesTheDatabase) {
   auto p = parameters(db().url());
   std::filesystem::path file = std::filesystem::temp_directory_path() / ("storeapi-pg-service-" + p["dbname"]);

@@ -182,6 +182,11 @@ TEST_F(Pods, ListShowsEveryPodWithItsStores) {
   for (auto store : eu["stores"].get_array())
     if (str(store, "id") == id) slug = str(store, "slug");
   EXPECT_EQ(slug, "fjord-eu4");
+  // One style throughout: the stores were jsonb's text (`{"id": "…", "slug": "…"}`)
+  // inside the tool's compact JSON.
+  CliResult r = run_admin({"pod", "list"}, db().url());
+  EXPECT_NE(r.out.find(R"({"id":")" + id + R"(","slug":"fjord-eu4"})"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("\": "), std::string::npos) << r.out;
 }
 
 TEST_F(Pods, DataCommandsRunOnTheStoresPod) {

@@ -179,6 +179,9 @@ TEST_F(ConfigFromEnv, ListenAddressesMustBeIpAddresses) {
   const auto [c, error] = load();
   ASSERT_TRUE(c) << error;
   EXPECT_EQ(c->listen.host, "::1");
+  // Printed ("listening on ...") in the form the setting takes back; seen failing: ::1:0.
+  EXPECT_EQ(c->listen.text(), "[::1]:0");
+  EXPECT_EQ((runtime::ListenAddress{"127.0.0.1", 8080}.text()), "127.0.0.1:8080");
 }
 
 // Without a database the server used to start, log "database connection failed" and
@@ -189,6 +192,39 @@ TEST_F(ConfigFromEnv, TheDatabaseUrlIsRequired) {
   EXPECT_FALSE(c);
   EXPECT_EQ(error, "STOREAPI_DATABASE_URL is not set (a libpq URL, e.g. postgresql://storeapi@127.0.0.1/storeapi)");
   EXPECT_TRUE(error_of("STOREAPI_DATABASE_URL", "").starts_with("STOREAPI_DATABASE_URL is not set"));
+}
+
+// A value libpq cannot parse stops the start naming the setting, without repeating the
+// value (it may hold a password). Seen failing: STOREAPI_DATABASE_URL=notaurl started a
+// server that listened and answered 503 for ever.
+TEST_F(ConfigFromEnv, AMalformedDatabaseUrlStopsTheStart) {
+  const std::string error = error_of("STOREAPI_DATABASE_URL", "notaurl");
+  EXPECT_TRUE(error.starts_with("STOREAPI_DATABASE_URL: not a libpq connection URL or string")) << error;
+  EXPECT_EQ(error.find("notaurl"), std::string::npos) << error;
+  const std::string with_password = error_of("STOREAPI_DATABASE_URL", "postgresql://u:hunter%zz@127.0.0.1/db");
+  EXPECT_TRUE(with_password.starts_with("STOREAPI_DATABASE_URL: ")) << with_password;
+  EXPECT_EQ(with_password.find("hunter"), std::string::npos) << with_password;
+  set("STOREAPI_DATABASE_URL", "postgresql://127.0.0.1/storeapi");  // error_of unset it
+  const std::string listen = error_of("STOREAPI_LISTEN_DATABASE_URL", "notaurl");
+  EXPECT_TRUE(listen.starts_with("STOREAPI_LISTEN_DATABASE_URL: ")) << listen;
+  const std::string replica = error_of("STOREAPI_REPLICA_URLS", "postgresql://127.0.0.1/db,notaurl");
+  EXPECT_TRUE(replica.starts_with("STOREAPI_REPLICA_URLS: ")) << replica;
+  EXPECT_EQ(error_of("STOREAPI_DATABASE_URL", "host=127.0.0.1 dbname=storeapi"), "loaded");
+}
+
+// systemd's EnvironmentFile keeps a comment written after a value in the value
+// (docs/DEPLOY.md's settings file once did: `STOREAPI_LISTEN=127.0.0.1:8080 # behind the
+// proxy only`): refused naming the setting and the rule, not as a malformed address.
+TEST_F(ConfigFromEnv, ACommentKeptInAValueIsNamedAsSuch) {
+  for (const char* value : {"127.0.0.1:8080 # behind the proxy only", "127.0.0.1:8080\t# tab"}) {
+    const std::string error = error_of("STOREAPI_LISTEN", value);
+    EXPECT_TRUE(error.starts_with("STOREAPI_LISTEN: the value holds a comment")) << error;
+    EXPECT_NE(error.find("on a line of its own"), std::string::npos) << error;
+  }
+  EXPECT_TRUE(error_of("STOREAPI_DATABASE_URL", "postgresql://u:pw@h/db # primary")
+                  .starts_with("STOREAPI_DATABASE_URL: the value holds a comment"));
+  set("STOREAPI_DATABASE_URL", "postgresql://127.0.0.1/storeapi");  // error_of unset it
+  EXPECT_EQ(error_of("STOREAPI_ACCESS_LOG", "json#x"), "STOREAPI_ACCESS_LOG: expected json, text or off, got 'json#x'");
 }
 
 // A cursor secret shorter than the database's own (32 characters) is refused; 32 bytes is

@@ -90,6 +90,27 @@ TEST(IpNetworks, MalformedAllowListsAreRefused) {
   EXPECT_NO_THROW(DestinationPolicy::parse("0.0.0.0/0,::/0"));
 }
 
+// A typo'd network says what is wrong with it and what was meant. Seen failing: "got
+// '10.1.0.0/8'" alone, which reads like a well-formed network.
+TEST(IpNetworks, HostBitsPastThePrefixAreNamed) {
+  for (const auto& [bad, reason] :
+       {std::pair{"10.1.0.0/8", "10.1.0.0/8': its address has bits set past the /8 prefix; the network is 10.0.0.0/8, "
+                                "one host is written alone (10.1.0.0)"},
+        std::pair{"fd00:20::1/32", "its address has bits set past the /32 prefix; the network is fd00:20::/32"}}) {
+    try {
+      DestinationPolicy::parse(bad);
+      ADD_FAILURE() << bad << " was accepted";
+    } catch (const env::SettingError& e) {
+      EXPECT_NE(std::string(e.what()).find(reason), std::string::npos) << e.what();
+    }
+  }
+  try {
+    DestinationPolicy::parse("10.0.0.0/33");
+  } catch (const env::SettingError& e) {
+    EXPECT_EQ(std::string(e.what()).find("bits set"), std::string::npos) << e.what();
+  }
+}
+
 TEST(IpNetworks, SocketAddressesOfBothFamilies) {
   sockaddr_in in{};
   in.sin_family = AF_INET;

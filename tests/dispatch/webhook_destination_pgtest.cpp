@@ -98,7 +98,8 @@ TEST_F(Destinations, AMalformedAllowListStopsTheDispatcherAtStart) {
   EXPECT_EQ(dispatcher.wait_exit(10s), 2);
   EXPECT_EQ(dispatcher.stderr_text(),
             "storeapi-dispatch: STOREAPI_WEBHOOK_ALLOW_NETWORKS: expected comma-separated networks such as "
-            "127.0.0.0/8 or ::1/128, got '10.0.0.1/8'\n");
+            "127.0.0.0/8 or ::1/128, got '10.0.0.1/8': its address has bits set past the /8 prefix; the network is "
+            "10.0.0.0/8, one host is written alone (10.0.0.1)\n");
 }
 
 }  // namespace

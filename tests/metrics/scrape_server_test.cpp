@@ -51,6 +51,25 @@ TEST(ScrapeServer, ATakenPortIsAnError) {
   EXPECT_THROW(ScrapeServer second(same, r), std::system_error);
 }
 
+// The operator's message names the setting and `off`, as the API port's does. Seen
+// failing: it used to be the bind error alone ("metrics listener: bind ...: Address
+// already in use"), naming no setting.
+TEST(ScrapeServer, ATakenPortNamesTheSettingAndOff) {
+  Registry r(0);
+  ScrapeServer first(any_port(), r);
+  runtime::ListenAddress same = any_port();
+  same.port = first.port();
+  try {
+    start_scrape_server("STOREAPI_METRICS_LISTEN", same, r);
+    FAIL() << "a taken port was accepted";
+  } catch (const std::runtime_error& e) {
+    const std::string message = e.what();
+    EXPECT_NE(message.find("STOREAPI_METRICS_LISTEN 127.0.0.1:" + std::to_string(first.port())), std::string::npos)
+        << message;
+    EXPECT_NE(message.find("STOREAPI_METRICS_LISTEN=off"), std::string::npos) << message;
+  }
+}
+
 // A client that sends its request a byte every 100 ms and never finishes it. Seen
 // failing: with one connection served at a time (the former accept-answer loop) the scrape
 // beside it times out; with a per-recv timeout instead of the deadline for the whole

@@ -118,6 +118,12 @@ TEST(RedisEndpoint, ErrorsMaskThePassword) {
   EXPECT_FALSE(parse_or_error("unix://:hunter2@/tmp/r.sock?db=99", error));
   EXPECT_NE(error.find("'unix://:***@/tmp/r.sock?db=99'"), std::string::npos) << error;
   EXPECT_EQ(error.find("hunter2"), std::string::npos) << error;
+  // A password with its ':' forgotten reads as a user without one: refused, and not shown.
+  // Seen failing: the message repeated the whole URL, password included.
+  EXPECT_FALSE(parse_or_error("redis://hunter2@127.0.0.1:6392", error));
+  EXPECT_NE(error.find("'redis://***@127.0.0.1:6392'"), std::string::npos) << error;
+  EXPECT_NE(error.find(":PASSWORD@"), std::string::npos) << error;
+  EXPECT_EQ(error.find("hunter2"), std::string::npos) << error;
 }
 
 TEST(RedisEndpoint, RefusesWhatItCannotUse) {
