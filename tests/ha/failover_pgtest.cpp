@@ -233,8 +233,10 @@ TEST(Failover, WritesWaitForAStoppedSynchronousStandbyAndAreNeverCancelled) {
   notes.push_back("standby-gone-client-left");
   EXPECT_THROW(write_stock(env.port(), key, paths[notes.size() - 1], notes.back(), 300ms), std::exception);
   notes.push_back("standby-gone-node-stopped");
+  // Shut down once its write waits on the primary (the statement is there), not after a
+  // guessed time.
   std::thread stopping([&] {
-    std::this_thread::sleep_for(300ms);
+    EXPECT_TRUE(eventually([&] { return waiting_writes() == static_cast<long long>(notes.size()); })) << activity();
     node_b->terminate();
   });
   try {
