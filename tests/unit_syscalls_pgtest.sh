@@ -4,8 +4,9 @@
 # unit's SystemCallFilter= lines are evaluated as systemd does (the first, an allow list,
 # sets the default; each later line adds its calls, or with ~ removes them; groups
 # expanded by `systemd-analyze syscall-filter`), and every call `strace -f -c` sees the
-# binary make — from exec through start, a few requests (a key lookup, a scrape) and a
-# SIGTERM drain — must be allowed. Before sched_setaffinity was allowed again, the
+# binary make — from exec through start, real work (the server: a key lookup, a read, a
+# keyed write, the rate limit in Redis; the dispatcher: a webhook delivered over HTTP to a
+# loopback receiver), a scrape and a SIGTERM drain — must be allowed. Before sched_setaffinity was allowed again, the
 # server's unit failed here (its `~@resources` took it away, and with it the pinning).
 # Then the pinning's failure path, with strace injecting EPERM into sched_setaffinity as
 # such a filter would: the server logs that each core runs unpinned and /metrics says
@@ -90,21 +91,70 @@ metrics_port() { sed -n 's/.*metrics on 127\.0\.0\.1:\([0-9]*\).*/\1/p' "$1" | h
 
 server_settings=(STOREAPI_DATABASE_URL="$STOREAPI_TEST_DATABASE_URL" STOREAPI_LISTEN=127.0.0.1:0
                  STOREAPI_METRICS_LISTEN=127.0.0.1:0 STOREAPI_THREADS=2 STOREAPI_ACCESS_LOG=json)
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+json_field() { python3 -c "import json,sys; print(json.load(sys.stdin)['$1'])"; }
 
-# The server: start, requests, scrape, SIGTERM.
-start_traced server storeapi -c -o "$work/server.calls" -- "${server_settings[@]}"
+# Real work for the traced binaries, on a database of the test's own: a store with a key,
+# a product and a webhook endpoint on a loopback receiver, and a Redis for the rate limit.
+db=unit_syscalls_$$
+psql -qX "$STOREAPI_TEST_DATABASE_URL" -c "create database $db" >/dev/null || fail "create database $db"
+drop_database() { psql -qX "$STOREAPI_TEST_DATABASE_URL" -c "drop database if exists $db with (force)" >/dev/null 2>&1; }
+trap 'cleanup; drop_database' EXIT
+db_url=${STOREAPI_TEST_DATABASE_URL%/*}/$db
+export STOREAPI_WEBHOOK_ALLOW_NETWORKS=127.0.0.1  # the receiver is on loopback
+admin() { STOREAPI_DATABASE_URL=$db_url "$build/storeapi-admin" "$@"; }
+admin migrate >/dev/null || fail "migrate"
+store=$(admin store create --name Syscalls --slug "syscalls-$$" --currency EUR --plan advanced \
+          --owner-email owner@syscalls.example | json_field id)
+admin seed --store "$store" --orders 1 --products 1 --customers 1 --bookings 0 >/dev/null || fail "seed"
+key=$(admin key create --store "$store" --name traced --access full | json_field key)
+read -r product variant < <(psql -qAtX "$db_url" -c "select product_id, id from variants where store_id = '$store'
+  and deleted_at is null and stock is not null order by created_at, id limit 1" | tr '|' ' ')
+[[ -n $variant ]] || fail "no variant to write"
+receiver_port=$(free_port)
+python3 -c 'import http.server, sys
+class Hook(http.server.BaseHTTPRequestHandler):
+    def do_POST(self):
+        self.rfile.read(int(self.headers["Content-Length"]))
+        with open(sys.argv[2], "a") as received:
+            received.write(self.headers.get("webhook-id", "") + "\n")
+        self.send_response(200)
+        self.end_headers()
+    def log_message(self, *args):
+        pass
+http.server.HTTPServer(("127.0.0.1", int(sys.argv[1])), Hook).serve_forever()' "$receiver_port" "$work/received" &
+children+=($!)
+admin webhook add --store "$store" --url "http://127.0.0.1:$receiver_port/hook" >/dev/null || fail "webhook add"
+redis_port=$(free_port)
+redis-server --port "$redis_port" --bind 127.0.0.1 --save '' --appendonly no >"$work/redis.log" 2>&1 &
+children+=($!)
+wait_for redis-cli -p "$redis_port" ping >/dev/null 2>&1 || fail "redis-server did not start"
+
+# The server: start, a key lookup, a read and a keyed write (the rate limit in Redis), a
+# scrape, SIGTERM.
+start_traced server storeapi -c -o "$work/server.calls" -- "${server_settings[@]}" \
+  STOREAPI_DATABASE_URL="$db_url" STOREAPI_REDIS_URL="redis://127.0.0.1:$redis_port"
 wait_for grep -q "listening on" "$err" || fail "storeapi did not start: $(cat "$err")"
 port=$(sed -n 's/.*listening on 127\.0\.0\.1:\([0-9]*\).*/\1/p' "$err")
 curl -sS -o /dev/null "http://127.0.0.1:$port/healthz"
 curl -sS -o /dev/null -H "Authorization: Bearer sk_live_$(printf 'x%.0s' {1..32})" "http://127.0.0.1:$port/v1/store"
+status=$(curl -sS -o /dev/null -w '%{http_code}' -H "Authorization: Bearer $key" "http://127.0.0.1:$port/v1/products/$product")
+[[ $status == 200 ]] || fail "the traced server's read answered $status"
+status=$(curl -sS -o /dev/null -w '%{http_code}' -X POST -H "Authorization: Bearer $key" -H "Idempotency-Key: traced-1" \
+           -H 'Content-Type: application/json' -d '{"mode":"adjust","quantity":1}' \
+           "http://127.0.0.1:$port/v1/products/$product/variants/$variant/stock")
+[[ $status == 200 ]] || fail "the traced server's write answered $status"
+[[ $(redis-cli -p "$redis_port" exists "storeapi:{$store}:rate") == 1 ]] || fail "the traced server did not use Redis"
 curl -sS -o /dev/null "http://127.0.0.1:$(metrics_port "$err")/metrics"
 kill -TERM "$child"
 wait "$traced" || fail "storeapi under strace did not exit 0: $(cat "$err")"
 
-# The dispatcher: start (its LISTEN connection and first poll), scrape, SIGTERM.
+# The dispatcher: start (its LISTEN connection and first poll), the write's webhook
+# delivered to the receiver, a scrape, SIGTERM.
 start_traced dispatch storeapi-dispatch -c -o "$work/dispatch.calls" -- \
-  STOREAPI_DATABASE_URL="$STOREAPI_TEST_DATABASE_URL" STOREAPI_DISPATCH_METRICS_LISTEN=127.0.0.1:0
+  STOREAPI_DATABASE_URL="$db_url" STOREAPI_DISPATCH_METRICS_LISTEN=127.0.0.1:0 STOREAPI_DISPATCH_POLL_MS=200
 wait_for grep -q "metrics on" "$err" || fail "storeapi-dispatch did not start: $(cat "$err")"
+wait_for test -s "$work/received" || fail "the traced dispatcher delivered no webhook: $(cat "$err")"
 curl -sS -o /dev/null "http://127.0.0.1:$(metrics_port "$err")/metrics"
 kill -TERM "$child"
 wait "$traced" || fail "storeapi-dispatch under strace did not exit 0: $(cat "$err")"
