@@ -5,8 +5,8 @@
 # sets the default; each later line adds its calls, or with ~ removes them; groups
 # expanded by `systemd-analyze syscall-filter`), and every call `strace -f -c` sees the
 # binary make — from exec through start, real work (the server: a key lookup, a read, a
-# keyed write, the rate limit in Redis; the dispatcher: a webhook delivered over HTTP to a
-# loopback receiver), a scrape and a SIGTERM drain — must be allowed. Before sched_setaffinity was allowed again, the
+# keyed write, the rate limit in Redis; the dispatcher: a webhook delivered over HTTPS to
+# a loopback receiver), a scrape and a SIGTERM drain — must be allowed. Before sched_setaffinity was allowed again, the
 # server's unit failed here (its `~@resources` took it away, and with it the pinning).
 # Then the pinning's failure path, with strace injecting EPERM into sched_setaffinity as
 # such a filter would: the server logs that each core runs unpinned and /metrics says
@@ -95,7 +95,8 @@ free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",
 json_field() { python3 -c "import json,sys; print(json.load(sys.stdin)['$1'])"; }
 
 # Real work for the traced binaries, on a database of the test's own: a store with a key,
-# a product and a webhook endpoint on a loopback receiver, and a Redis for the rate limit.
+# a product and a webhook endpoint on a loopback HTTPS receiver, and a Redis for the rate
+# limit.
 db=unit_syscalls_$$
 psql -qX "$STOREAPI_TEST_DATABASE_URL" -c "create database $db" >/dev/null || fail "create database $db"
 drop_database() { psql -qX "$STOREAPI_TEST_DATABASE_URL" -c "drop database if exists $db with (force)" >/dev/null 2>&1; }
@@ -111,8 +112,12 @@ key=$(admin key create --store "$store" --name traced --access full | json_field
 read -r product variant < <(psql -qAtX "$db_url" -c "select product_id, id from variants where store_id = '$store'
   and deleted_at is null and stock is not null order by created_at, id limit 1" | tr '|' ' ')
 [[ -n $variant ]] || fail "no variant to write"
+# The receiver speaks HTTPS with a certificate for 127.0.0.1, which the dispatcher is
+# given to trust (STOREAPI_WEBHOOK_CA_FILE): the delivery goes through TLS.
+openssl req -x509 -newkey rsa:2048 -nodes -days 1 -subj /CN=127.0.0.1 -addext subjectAltName=IP:127.0.0.1 \
+  -keyout "$work/receiver.key" -out "$work/receiver.crt" >/dev/null 2>&1 || fail "openssl req"
 receiver_port=$(free_port)
-python3 -c 'import http.server, sys
+python3 -c 'import http.server, ssl, sys
 class Hook(http.server.BaseHTTPRequestHandler):
     def do_POST(self):
         self.rfile.read(int(self.headers["Content-Length"]))
@@ -122,9 +127,13 @@ class Hook(http.server.BaseHTTPRequestHandler):
         self.end_headers()
     def log_message(self, *args):
         pass
-http.server.HTTPServer(("127.0.0.1", int(sys.argv[1])), Hook).serve_forever()' "$receiver_port" "$work/received" &
+server = http.server.HTTPServer(("127.0.0.1", int(sys.argv[1])), Hook)
+tls = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+tls.load_cert_chain(sys.argv[3], sys.argv[4])
+server.socket = tls.wrap_socket(server.socket, server_side=True)
+server.serve_forever()' "$receiver_port" "$work/received" "$work/receiver.crt" "$work/receiver.key" &
 children+=($!)
-admin webhook add --store "$store" --url "http://127.0.0.1:$receiver_port/hook" >/dev/null || fail "webhook add"
+admin webhook add --store "$store" --url "https://127.0.0.1:$receiver_port/hook" >/dev/null || fail "webhook add"
 redis_port=$(free_port)
 redis-server --port "$redis_port" --bind 127.0.0.1 --save '' --appendonly no >"$work/redis.log" 2>&1 &
 children+=($!)
@@ -152,7 +161,8 @@ wait "$traced" || fail "storeapi under strace did not exit 0: $(cat "$err")"
 # The dispatcher: start (its LISTEN connection and first poll), the write's webhook
 # delivered to the receiver, a scrape, SIGTERM.
 start_traced dispatch storeapi-dispatch -c -o "$work/dispatch.calls" -- \
-  STOREAPI_DATABASE_URL="$db_url" STOREAPI_DISPATCH_METRICS_LISTEN=127.0.0.1:0 STOREAPI_DISPATCH_POLL_MS=200
+  STOREAPI_DATABASE_URL="$db_url" STOREAPI_DISPATCH_METRICS_LISTEN=127.0.0.1:0 STOREAPI_DISPATCH_POLL_MS=200 \
+  STOREAPI_WEBHOOK_CA_FILE="$work/receiver.crt"
 wait_for grep -q "metrics on" "$err" || fail "storeapi-dispatch did not start: $(cat "$err")"
 wait_for test -s "$work/received" || fail "the traced dispatcher delivered no webhook: $(cat "$err")"
 curl -sS -o /dev/null "http://127.0.0.1:$(metrics_port "$err")/metrics"
