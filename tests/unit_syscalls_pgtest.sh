@@ -6,7 +6,7 @@
 # expanded by `systemd-analyze syscall-filter`), and every call `strace -f -c` sees the
 # binary make — from exec through start, real work (the server: a key lookup, a read, a
 # keyed write, the rate limit in Redis; the dispatcher: a webhook delivered over HTTPS to
-# a loopback receiver), a scrape and a SIGTERM drain — must be allowed. Before sched_setaffinity was allowed again, the
+# a loopback receiver, an e-mail over STARTTLS to a loopback relay), a scrape and a SIGTERM drain — must be allowed. Before sched_setaffinity was allowed again, the
 # server's unit failed here (its `~@resources` took it away, and with it the pinning).
 # Then the pinning's failure path, with strace injecting EPERM into sched_setaffinity as
 # such a filter would: the server logs that each core runs unpinned and /metrics says
@@ -14,6 +14,7 @@
 #   tests/unit_syscalls_pgtest.sh BUILD_DIR     (STOREAPI_TEST_DATABASE_URL: from tools/test)
 set -euo pipefail
 build=$(cd "$1" && pwd)
+source_root=$(cd "$(dirname "$0")/.." && pwd)
 fail() { echo "unit syscalls test: $*" >&2; exit 1; }
 command -v strace >/dev/null || { echo "unit syscalls test: skipped, strace is not installed"; exit 77; }
 [[ -n ${STOREAPI_TEST_DATABASE_URL:-} ]] || fail "STOREAPI_TEST_DATABASE_URL is not set (run through tools/test)"
@@ -134,6 +135,15 @@ server.socket = tls.wrap_socket(server.socket, server_side=True)
 server.serve_forever()' "$receiver_port" "$work/received" "$work/receiver.crt" "$work/receiver.key" &
 children+=($!)
 admin webhook add --store "$store" --url "https://127.0.0.1:$receiver_port/hook" >/dev/null || fail "webhook add"
+# An SMTP relay (tests/dispatch/smtp_sink.py) offering STARTTLS with the same certificate,
+# and a mail queued for it: the dispatcher must send it over STARTTLS (required).
+mkdir "$work/mails"
+coproc sink { exec /usr/bin/python3 "$source_root/tests/dispatch/smtp_sink.py" "$work/mails" 0 "$work/receiver.crt" "$work/receiver.key"; }
+children+=($sink_PID)
+read -r -t 30 smtp_port <&"${sink[0]}" || fail "the SMTP sink did not start"
+psql -qAtX "$db_url" -c "select api.queue_notification('$store', 'customer', 'booking_canceled', 'cy@example.com',
+  '{\"customer_name\":\"Cy\",\"product_name\":\"Call\",\"booking_date\":\"2026-12-02\",\"booking_time\":\"09:00\",\"timezone\":\"UTC\"}'::jsonb)" \
+  >/dev/null || fail "queue a mail"
 redis_port=$(free_port)
 redis-server --port "$redis_port" --bind 127.0.0.1 --save '' --appendonly no >"$work/redis.log" 2>&1 &
 children+=($!)
@@ -162,9 +172,12 @@ wait "$traced" || fail "storeapi under strace did not exit 0: $(cat "$err")"
 # delivered to the receiver, a scrape, SIGTERM.
 start_traced dispatch storeapi-dispatch -c -o "$work/dispatch.calls" -- \
   STOREAPI_DATABASE_URL="$db_url" STOREAPI_DISPATCH_METRICS_LISTEN=127.0.0.1:0 STOREAPI_DISPATCH_POLL_MS=200 \
-  STOREAPI_WEBHOOK_CA_FILE="$work/receiver.crt"
+  STOREAPI_WEBHOOK_CA_FILE="$work/receiver.crt" STOREAPI_SMTP_URL="smtp://127.0.0.1:$smtp_port" STOREAPI_SMTP_TLS=required \
+  STOREAPI_SMTP_CA_FILE="$work/receiver.crt"
 wait_for grep -q "metrics on" "$err" || fail "storeapi-dispatch did not start: $(cat "$err")"
 wait_for test -s "$work/received" || fail "the traced dispatcher delivered no webhook: $(cat "$err")"
+wait_for compgen -G "$work/mails/*.json" >/dev/null || fail "the traced dispatcher sent no mail: $(cat "$err")"
+grep -q '"tls": true' "$work"/mails/*.json || fail "the mail did not come over STARTTLS: $(cat "$work"/mails/*.json)"
 curl -sS -o /dev/null "http://127.0.0.1:$(metrics_port "$err")/metrics"
 kill -TERM "$child"
 wait "$traced" || fail "storeapi-dispatch under strace did not exit 0: $(cat "$err")"
