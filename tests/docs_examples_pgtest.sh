@@ -8,14 +8,17 @@
 #   tour        the API tour, twice (it must be re-runnable), with only BASE and KEY set
 #               to what tools/run printed (the ids come from the tour's own commands):
 #               every request answers 2xx with a JSON body, every list is non-empty, the
-#               second page of the cursor example is reached;
+#               second page of the cursor example is reached and goes on from the first;
+#               each step's answer holds what the step says of the demo data (the
+#               filters, the records it names by SKU and e-mail, what the writes did);
 #   nodes       "Running several nodes": two nodes on one host with the documented
 #               settings (each its own metrics port; a second node used to fail on
 #               9464), both serving and scraped. Stand-ins, as a shared machine needs:
 #               `...` is the demo database's URL, every 127.0.0.1:PORT a free port (the
 #               Redis one served by a redis-server of this test), build/ the build under
 #               test. The block holds nothing optional (standbys are outside it: their
-#               addresses would stop a paste).
+#               addresses would stop a paste). Each node's request moves the store's one
+#               rate-limit bucket in Redis (they share the limit).
 #   dispatcher  "Trying the dispatcher locally", once the first tools/run has stopped:
 #               the mail sink and a tools/run pointed at it (on the quick start's address,
 #               the sink on a free port), which serves again (the PostgreSQL the first run
@@ -103,7 +106,7 @@ for run in 1 2; do
   rm -f "$records"/*
   bash "$work/tour.sh" >"$work/tour.out" 2>"$work/tour.err" || fail "tour run $run failed: $(tail -3 "$work/tour.err")"
   python3 - "$records" "$run" <<'PY' || fail "tour run $run: an answer is not what the tour promises"
-import json, pathlib, sys
+import datetime, json, pathlib, sys
 records, run = pathlib.Path(sys.argv[1]), sys.argv[2]
 problems, pages = [], 0
 for status_file in sorted(records.glob("*.status")):
@@ -125,6 +128,56 @@ for status_file in sorted(records.glob("*.status")):
             problems.append(f"an empty list for curl {args}")
         if "cursor=" in args:
             pages += 1
+# What the tour's steps say of the demo data, each held to its answer: the filters filter,
+# the records it names are the ones found, the writes did what they say, and the cursor's
+# page goes on from the first page (later in the order, none of its records again).
+answers = []
+for status_file in sorted(records.glob("*.status")):
+    body = status_file.with_suffix(".body").read_text()
+    try:
+        answers.append((status_file.with_suffix(".args").read_text().strip(), json.loads(body)))
+    except ValueError:
+        pass
+def step(part, *more):
+    return [doc for args, doc in answers if part in args and all(m in args for m in more) and isinstance(doc, dict)]
+def when(text):  # RFC 3339 as the API writes it: the fraction's digits vary, so no string order
+    return datetime.datetime.fromisoformat(text.replace("Z", "+00:00"))
+def expect(what, ok):
+    if not ok:
+        problems.append(what)
+for doc in step("/v1/store"):
+    expect("/v1/store is not the key's store", doc.get("object") == "store" or "data" in doc)
+for doc in step("/v1/orders?", "fulfillment_status=pending"):
+    expect("an order listed as pending is not", all(o["fulfillment_status"] == "pending" for o in doc["data"]))
+sync = step("updated_after=2026-10-25T00:00:00Z&order=asc")
+first_pages = [d for a, d in answers if "updated_after=2026-10-25" in a and "cursor=" not in a and isinstance(d, dict)]
+for doc in sync:
+    # Changed after the time, listed in creation order (the list's order, docs/spec).
+    expect("the sync step lists an order changed before its updated_after",
+           all(when(o["updated_at"]) > when("2026-10-25T00:00:00Z") for o in doc["data"]))
+    created = [when(o["created_at"]) for o in doc["data"]]
+    expect("the sync step's page is not oldest first", created == sorted(created))
+for doc in step("cursor=", "updated_after=2026-10-25T00:00:00Z"):
+    if first_pages:
+        first = first_pages[-1]["data"]
+        expect("the cursor's page repeats a record of the first page",
+               not {o["id"] for o in doc["data"]} & {o["id"] for o in first})
+        expect("the cursor's page does not go on after the first page",
+               when(doc["data"][0]["created_at"]) >= when(first[-1]["created_at"]))
+for doc in step("/fulfillment"):
+    expect("the shipped order is not shipped", doc.get("fulfillment_status") == "shipped")
+for doc in step("/v1/bookings?", "status=pending"):
+    expect("a booking listed as pending is not", all(b["status"] == "pending" for b in doc["data"]))
+for doc in step("/cancel"):
+    expect("the canceled booking is not canceled", doc.get("status") == "canceled")
+for doc in step("/v1/products?sku=PHY-24-2"):
+    expect("the product found by SKU PHY-24-2 has no such variant",
+           any(v["sku"] == "PHY-24-2" for v in doc["data"][0]["variants"]))
+for args, doc in answers:
+    if "-X PATCH" in args and "/variants/" in args:
+        expect("the patched variant's price is not 129.00", "129.00" in json.dumps(doc))
+for doc in step("/v1/customers?email=olivia.meyer19@example.org"):
+    expect("the customer found by e-mail is another", doc["data"][0]["email"] == "olivia.meyer19@example.org")
 if pages == 0:
     problems.append("no request followed a next_cursor")
 for p in problems:
@@ -165,7 +218,19 @@ for metrics_port in $(sed -n 's/.*metrics on 127\.0\.0\.1:\([0-9]*\).*/\1/p' "$w
 done
 [[ $(grep -c 'metrics on' "$work/nodes.err") -eq 2 ]] || fail "the two nodes do not both serve /metrics"
 [[ $(pgrep -g "${groups[-1]}" -x storeapi | wc -l) -eq 2 ]] || fail "the nodes example did not start two servers"
-echo "docs examples test: two nodes on one host with the documented settings serve the API and their metrics"
+# One rate limit for the store across the nodes, as the example says: the store's one
+# bucket in Redis changes with a request to either node (a node limiting on its own would
+# leave it as the other node wrote it).
+store_id=$(curl -sS --max-time 10 -H "Authorization: Bearer $key" "http://127.0.0.1:$node_port/v1/store" | python3 -c 'import json, sys; print(json.load(sys.stdin)["id"])')
+bucket() { redis-cli -p "$redis_port" --no-raw dump "storeapi:{$store_id}:rate"; }
+for node_port in $(sed -n 's/.*listening on 127\.0\.0\.1:\([0-9]*\).*/\1/p' "$work/nodes.err"); do
+  before=$(bucket)
+  [[ $(curl -sS -o /dev/null -w '%{http_code}' --max-time 10 -H "Authorization: Bearer $key" "http://127.0.0.1:$node_port/v1/store") == 200 ]] ||
+    fail "node on $node_port did not answer the store"
+  after=$(bucket)
+  [[ $after != "(nil)" && $after != "$before" ]] || fail "a request to the node on $node_port left the store's shared rate-limit bucket as it was ($after)"
+done
+echo "docs examples test: two nodes on one host with the documented settings serve the API and their metrics, and share the store's rate limit"
 
 # --- dispatcher
 dispatcher=$(example dispatcher)

@@ -4,8 +4,9 @@
 # unit's SystemCallFilter= lines are evaluated as systemd does (the first, an allow list,
 # sets the default; each later line adds its calls, or with ~ removes them; groups
 # expanded by `systemd-analyze syscall-filter`), and every call `strace -f -c` sees the
-# binary make — from exec through start, a few requests (a key lookup, a scrape) and a
-# SIGTERM drain — must be allowed. Before sched_setaffinity was allowed again, the
+# binary make — from exec through start, real work (the server: a key lookup, a read, a
+# keyed write, the rate limit in Redis; the dispatcher: a webhook delivered over HTTPS to
+# a loopback receiver, an e-mail over STARTTLS to a loopback relay), a scrape and a SIGTERM drain — must be allowed. Before sched_setaffinity was allowed again, the
 # server's unit failed here (its `~@resources` took it away, and with it the pinning).
 # Then the pinning's failure path, with strace injecting EPERM into sched_setaffinity as
 # such a filter would: the server logs that each core runs unpinned and /metrics says
@@ -13,6 +14,7 @@
 #   tests/unit_syscalls_pgtest.sh BUILD_DIR     (STOREAPI_TEST_DATABASE_URL: from tools/test)
 set -euo pipefail
 build=$(cd "$1" && pwd)
+source_root=$(cd "$(dirname "$0")/.." && pwd)
 fail() { echo "unit syscalls test: $*" >&2; exit 1; }
 command -v strace >/dev/null || { echo "unit syscalls test: skipped, strace is not installed"; exit 77; }
 [[ -n ${STOREAPI_TEST_DATABASE_URL:-} ]] || fail "STOREAPI_TEST_DATABASE_URL is not set (run through tools/test)"
@@ -90,21 +92,92 @@ metrics_port() { sed -n 's/.*metrics on 127\.0\.0\.1:\([0-9]*\).*/\1/p' "$1" | h
 
 server_settings=(STOREAPI_DATABASE_URL="$STOREAPI_TEST_DATABASE_URL" STOREAPI_LISTEN=127.0.0.1:0
                  STOREAPI_METRICS_LISTEN=127.0.0.1:0 STOREAPI_THREADS=2 STOREAPI_ACCESS_LOG=json)
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+json_field() { python3 -c "import json,sys; print(json.load(sys.stdin)['$1'])"; }
 
-# The server: start, requests, scrape, SIGTERM.
-start_traced server storeapi -c -o "$work/server.calls" -- "${server_settings[@]}"
+# Real work for the traced binaries, on a database of the test's own: a store with a key,
+# a product and a webhook endpoint on a loopback HTTPS receiver, and a Redis for the rate
+# limit.
+db=unit_syscalls_$$
+psql -qX "$STOREAPI_TEST_DATABASE_URL" -c "create database $db" >/dev/null || fail "create database $db"
+drop_database() { psql -qX "$STOREAPI_TEST_DATABASE_URL" -c "drop database if exists $db with (force)" >/dev/null 2>&1; }
+trap 'cleanup; drop_database' EXIT
+db_url=${STOREAPI_TEST_DATABASE_URL%/*}/$db
+export STOREAPI_WEBHOOK_ALLOW_NETWORKS=127.0.0.1  # the receiver is on loopback
+admin() { STOREAPI_DATABASE_URL=$db_url "$build/storeapi-admin" "$@"; }
+admin migrate >/dev/null || fail "migrate"
+store=$(admin store create --name Syscalls --slug "syscalls-$$" --currency EUR --plan advanced \
+          --owner-email owner@syscalls.example | json_field id)
+admin seed --store "$store" --orders 1 --products 1 --customers 1 --bookings 0 >/dev/null || fail "seed"
+key=$(admin key create --store "$store" --name traced --access full | json_field key)
+read -r product variant < <(psql -qAtX "$db_url" -c "select product_id, id from variants where store_id = '$store'
+  and deleted_at is null and stock is not null order by created_at, id limit 1" | tr '|' ' ')
+[[ -n $variant ]] || fail "no variant to write"
+# The receiver speaks HTTPS with a certificate for 127.0.0.1, which the dispatcher is
+# given to trust (STOREAPI_WEBHOOK_CA_FILE): the delivery goes through TLS.
+openssl req -x509 -newkey rsa:2048 -nodes -days 1 -subj /CN=127.0.0.1 -addext subjectAltName=IP:127.0.0.1 \
+  -keyout "$work/receiver.key" -out "$work/receiver.crt" >/dev/null 2>&1 || fail "openssl req"
+receiver_port=$(free_port)
+python3 -c 'import http.server, ssl, sys
+class Hook(http.server.BaseHTTPRequestHandler):
+    def do_POST(self):
+        self.rfile.read(int(self.headers["Content-Length"]))
+        with open(sys.argv[2], "a") as received:
+            received.write(self.headers.get("webhook-id", "") + "\n")
+        self.send_response(200)
+        self.end_headers()
+    def log_message(self, *args):
+        pass
+server = http.server.HTTPServer(("127.0.0.1", int(sys.argv[1])), Hook)
+tls = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+tls.load_cert_chain(sys.argv[3], sys.argv[4])
+server.socket = tls.wrap_socket(server.socket, server_side=True)
+server.serve_forever()' "$receiver_port" "$work/received" "$work/receiver.crt" "$work/receiver.key" &
+children+=($!)
+admin webhook add --store "$store" --url "https://127.0.0.1:$receiver_port/hook" >/dev/null || fail "webhook add"
+# An SMTP relay (tests/dispatch/smtp_sink.py) offering STARTTLS with the same certificate,
+# and a mail queued for it: the dispatcher must send it over STARTTLS (required).
+mkdir "$work/mails"
+coproc sink { exec /usr/bin/python3 "$source_root/tests/dispatch/smtp_sink.py" "$work/mails" 0 "$work/receiver.crt" "$work/receiver.key"; }
+children+=($sink_PID)
+read -r -t 30 smtp_port <&"${sink[0]}" || fail "the SMTP sink did not start"
+psql -qAtX "$db_url" -c "select api.queue_notification('$store', 'customer', 'booking_canceled', 'cy@example.com',
+  '{\"customer_name\":\"Cy\",\"product_name\":\"Call\",\"booking_date\":\"2026-12-02\",\"booking_time\":\"09:00\",\"timezone\":\"UTC\"}'::jsonb)" \
+  >/dev/null || fail "queue a mail"
+redis_port=$(free_port)
+redis-server --port "$redis_port" --bind 127.0.0.1 --save '' --appendonly no >"$work/redis.log" 2>&1 &
+children+=($!)
+wait_for redis-cli -p "$redis_port" ping >/dev/null 2>&1 || fail "redis-server did not start"
+
+# The server: start, a key lookup, a read and a keyed write (the rate limit in Redis), a
+# scrape, SIGTERM.
+start_traced server storeapi -c -o "$work/server.calls" -- "${server_settings[@]}" \
+  STOREAPI_DATABASE_URL="$db_url" STOREAPI_REDIS_URL="redis://127.0.0.1:$redis_port"
 wait_for grep -q "listening on" "$err" || fail "storeapi did not start: $(cat "$err")"
 port=$(sed -n 's/.*listening on 127\.0\.0\.1:\([0-9]*\).*/\1/p' "$err")
 curl -sS -o /dev/null "http://127.0.0.1:$port/healthz"
 curl -sS -o /dev/null -H "Authorization: Bearer sk_live_$(printf 'x%.0s' {1..32})" "http://127.0.0.1:$port/v1/store"
+status=$(curl -sS -o /dev/null -w '%{http_code}' -H "Authorization: Bearer $key" "http://127.0.0.1:$port/v1/products/$product")
+[[ $status == 200 ]] || fail "the traced server's read answered $status"
+status=$(curl -sS -o /dev/null -w '%{http_code}' -X POST -H "Authorization: Bearer $key" -H "Idempotency-Key: traced-1" \
+           -H 'Content-Type: application/json' -d '{"mode":"adjust","quantity":1}' \
+           "http://127.0.0.1:$port/v1/products/$product/variants/$variant/stock")
+[[ $status == 200 ]] || fail "the traced server's write answered $status"
+[[ $(redis-cli -p "$redis_port" exists "storeapi:{$store}:rate") == 1 ]] || fail "the traced server did not use Redis"
 curl -sS -o /dev/null "http://127.0.0.1:$(metrics_port "$err")/metrics"
 kill -TERM "$child"
 wait "$traced" || fail "storeapi under strace did not exit 0: $(cat "$err")"
 
-# The dispatcher: start (its LISTEN connection and first poll), scrape, SIGTERM.
+# The dispatcher: start (its LISTEN connection and first poll), the write's webhook
+# delivered to the receiver, a scrape, SIGTERM.
 start_traced dispatch storeapi-dispatch -c -o "$work/dispatch.calls" -- \
-  STOREAPI_DATABASE_URL="$STOREAPI_TEST_DATABASE_URL" STOREAPI_DISPATCH_METRICS_LISTEN=127.0.0.1:0
+  STOREAPI_DATABASE_URL="$db_url" STOREAPI_DISPATCH_METRICS_LISTEN=127.0.0.1:0 STOREAPI_DISPATCH_POLL_MS=200 \
+  STOREAPI_WEBHOOK_CA_FILE="$work/receiver.crt" STOREAPI_SMTP_URL="smtp://127.0.0.1:$smtp_port" STOREAPI_SMTP_TLS=required \
+  STOREAPI_SMTP_CA_FILE="$work/receiver.crt"
 wait_for grep -q "metrics on" "$err" || fail "storeapi-dispatch did not start: $(cat "$err")"
+wait_for test -s "$work/received" || fail "the traced dispatcher delivered no webhook: $(cat "$err")"
+wait_for compgen -G "$work/mails/*.json" >/dev/null || fail "the traced dispatcher sent no mail: $(cat "$err")"
+grep -q '"tls": true' "$work"/mails/*.json || fail "the mail did not come over STARTTLS: $(cat "$work"/mails/*.json)"
 curl -sS -o /dev/null "http://127.0.0.1:$(metrics_port "$err")/metrics"
 kill -TERM "$child"
 wait "$traced" || fail "storeapi-dispatch under strace did not exit 0: $(cat "$err")"

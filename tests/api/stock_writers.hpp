@@ -4,9 +4,10 @@
 // Idempotency-Key until it gets a definitive answer, as the API asks clients to. Checked
 // only through what is observable from outside (the HTTP API and the stock history), so
 // the check holds whatever the write path looks like inside:
-//   - every acknowledged operation is in the stock history exactly once (0 lost, 0 doubled);
-//   - an operation never acknowledged is there at most once (it may have been applied
-//     before a fault cut its answer off);
+//   - key by key (the key is the movement's note; support/write_ledger.hpp): every
+//     acknowledged operation is in the stock history exactly once (0 missing, 0 doubled),
+//     one never acknowledged at most once (it may have been applied before a fault cut
+//     its answer off: counted and reported), and no movement under a key no operation had;
 //   - the final stock is the start plus exactly the operations in the history;
 //   - afterwards, every acknowledged key answers again as a replay, flagged
 //     Idempotent-Replayed, without a new movement.
@@ -23,6 +24,7 @@
 #include <vector>
 
 #include "api/seeded_server.hpp"
+#include "support/write_ledger.hpp"
 
 namespace storeapi::testing {
 
@@ -57,8 +59,10 @@ class StockWriters {
   // timed out), and how many 503s came without a Retry-After.
   std::map<int, long> statuses() const;
   long unavailable_without_retry_after() const;
-  // The first acknowledgement at or after `since`, as the time since it.
-  std::optional<Clock::duration> first_acknowledged_after(Clock::time_point since) const;
+  // Each operation as its client saw it, by key and timestamps (support/write_ledger.hpp):
+  // what a test places against its fault's window, and waits on (writes acknowledged
+  // before a fault, after a recovery).
+  const WriteLedger& ledger() const { return ledger_; }
 
  private:
   struct Operation {
@@ -85,6 +89,7 @@ class StockWriters {
   int faults_ = 0;  // 0: the faults are not of a kind that bounds the unacknowledged
   mutable std::mutex observed_mutex_;
   std::map<int, long> statuses_;
+  WriteLedger ledger_;
   long unavailable_without_retry_after_ = 0;
 };
 

@@ -168,11 +168,19 @@ TEST_F(WriteTransaction, EveryWriteIsOneTransactionAndAReplayWritesNothing) {
 // write never carrying: `|| true` added to WakeTurns::take_turn's first test, so the
 // core sends its separate wake-up): 1 separate wake-up counted, not 0.
 TEST_F(WriteTransaction, AWriteCarriesTheDispatchersWakeUpInItsOwnCommit) {
+  // The earlier tests' writes may still owe a separate wake-up (due within two
+  // DispatcherWake intervals): it must not be counted as this write's. A new server process
+  // owes none, and once the old one's sessions are gone from PostgreSQL, whatever they
+  // were running is over.
+  const std::string old_sessions =
+      value("select coalesce(string_agg(pid::text, ','), '') from pg_stat_activity"
+            " where application_name = 'storeapi' and datname = current_database()");
+  env->kill_and_restart();
+  EXPECT_TRUE(eventually([&] {
+    return value("select count(*) from pg_stat_activity where pid = any('{" + old_sessions + "}'::int[])") == "0";
+  })) << "the killed server's sessions " << old_sessions;
   auto listener = env->database().connect();
   WakeUps wake_ups(*listener);
-  // The earlier tests' writes may still owe a separate wake-up (due within two
-  // DispatcherWake intervals, 50 ms): it must not be counted as this write's.
-  std::this_thread::sleep_for(std::chrono::milliseconds(300));
   // Its own NOTIFY: the write's first (on a core idle for more than an interval, the
   // write takes its turn and carries it).
   EXPECT_EQ(separate_wake_ups_during(*listener, wake_ups.count, [&] { ASSERT_EQ(adjust("wake-1").status, 200); }), 0);

@@ -5,11 +5,16 @@
 # (target_session_attrs=read-write), node B through HAProxy running dist/patroni/haproxy.cfg
 # (Patroni's /primary check). Idempotent writers go to both nodes; the leader's PostgreSQL
 # is killed (pg_ctl -m immediate) and Patroni promotes the synchronous standby by itself.
-# Checked: every acknowledged write is in the new leader's stock history exactly once,
-# nothing doubled; the clients saw only 200, 503 (or 409 idempotency_in_progress for a
+# Checked: key by key (each write's Idempotency-Key is its movement's note), every
+# acknowledged write is in the new leader's stock history exactly once, nothing doubled
+# (applied but unacknowledged: reported); writes in flight between the kill and the
+# promotion were acknowledged; the clients saw only 200, 503 (or 409 idempotency_in_progress for a
 # retry whose first attempt still waits) or a failed connection, never a 500; a
 # key revoked afterwards is refused by both nodes; storeapi-dispatch, on the multi-host URL
-# too, delivers every event (before, during and after the failover) to a webhook. Printed: the recovery time (the kill to
+# too, delivers every event (before, during and after the failover) to a webhook, as the
+# receiver counts them by webhook-id: once each, or twice for a delivery first received
+# before the promotion (at least once: a claim or outcome the old leader lost is done
+# again). Printed: the recovery time (the kill to
 # the first acknowledged write, on each node) with the timings used (bench/RESULTS.md).
 # The shipped file must keep synchronous_mode: true and primary_start_timeout: 0 (checked
 # below): without the first a promoted standby may lack acknowledged writes, without the
@@ -139,19 +144,24 @@ start_node() {  # NAME DATABASE_URL
 start_node a "$url"
 start_node b "postgresql://postgres:$superuser_password@127.0.0.1:$haproxy_port/storeapi"
 
-# A webhook endpoint that accepts everything, and the dispatcher delivering to it (on
-# loopback, which the admin tool and the dispatcher refuse unless allowed).
+# A webhook endpoint that accepts everything and writes down each delivery's webhook-id
+# and when it came (one line each, as received: a delivery made twice is two lines), and the dispatcher
+# delivering to it (on loopback, which the admin tool and the dispatcher refuse unless
+# allowed).
 export STOREAPI_WEBHOOK_ALLOW_NETWORKS=127.0.0.1
 receiver_port=$(free_port)
-python3 -c 'import http.server, sys
+python3 -c 'import http.server, sys, threading, time
+lock = threading.Lock()
 class Hook(http.server.BaseHTTPRequestHandler):
     def do_POST(self):
         self.rfile.read(int(self.headers["Content-Length"]))
+        with lock, open(sys.argv[2], "a") as received:
+            received.write(self.headers.get("webhook-id", "(none)") + " " + str(int(time.time() * 1000)) + "\n")
         self.send_response(200)
         self.end_headers()
     def log_message(self, *args):
         pass
-http.server.ThreadingHTTPServer(("127.0.0.1", int(sys.argv[1])), Hook).serve_forever()' "$receiver_port" &
+http.server.ThreadingHTTPServer(("127.0.0.1", int(sys.argv[1])), Hook).serve_forever()' "$receiver_port" "$work/received" &
 receiver_pid=$!
 admin webhook add --store "$store" --url "http://127.0.0.1:$receiver_port/hook" >/dev/null || fail "webhook add"
 STOREAPI_DATABASE_URL=$url STOREAPI_DISPATCH_METRICS_LISTEN=off STOREAPI_DISPATCH_POLL_MS=500 \
@@ -186,7 +196,9 @@ leader=$(curl -sf "http://127.0.0.1:${rest_port[1]}/primary" >/dev/null && echo 
 standby=$((3 - leader))
 writers_end=$(( $(now_ms) + 12000 ))
 for w in 1 2 3 4; do writer "$w" "$writers_end" & writer_pids+=($!); done
-sleep 2
+# The kill comes once writes flow (a count of acknowledgements, not a time).
+flowing() { (( $(cat "$work"/writer*.out 2>/dev/null | awk '$2 == 200' | wc -l) >= 20 )); }
+wait_for flowing || fail "no writes acknowledged before the kill"
 killed_at=$(now_ms)
 "${as_pg[@]}" "$bin/pg_ctl" -D "$work/pg$leader" -m immediate stop >/dev/null || fail "pg_ctl stop -m immediate"
 dead_at=$(now_ms)
@@ -215,6 +227,16 @@ doubled=$(uniq -d "$work/applied" | sed -n 1,5p)
 [[ -z $doubled ]] || fail "applied twice: $doubled"
 [[ $(sql "select stock from variants where id = '$variant'") == $(( 1000 + $(wc -l <"$work/applied") )) ]] \
   || fail "the stock is not the start plus the movements"
+# Applied once though never acknowledged (its answer lost in the fault): allowed, reported.
+applied_unacknowledged=$(comm -13 "$work/acknowledged" "$work/applied" | wc -l)
+# The writes crossed the fault: operations in flight while there was no leader (first
+# sent by the promotion, acknowledged after the kill), retried with their keys (a writer
+# retries its operation until it is answered, so none starts during the outage).
+crossed=$(sort -k5,5n "$work/attempts" | awk -v from="$killed_at" -v to="$promoted_at" '
+  !($1 in first) { first[$1] = $5 }
+  $2 == 200 && first[$1] <= to && $4 >= from { n++ }
+  END { print n + 0 }')
+(( crossed >= 1 )) || fail "no write in flight between the kill and the promotion was acknowledged"
 # On one node: from the kill to the first write acknowledged of those sent once the old
 # leader was gone (only a new leader can have taken them).
 recovery() { sort -k4,4n "$work/attempts" | awk -v since="$killed_at" -v dead="$dead_at" -v node="$1" \
@@ -244,6 +266,25 @@ events=$(sql "select count(*) from events where store_id = '$store'")
 all_delivered() { [[ $(undelivered) == 0 ]]; }
 wait_for all_delivered \
   || fail "the dispatcher left $(undelivered) of $events events undelivered"
+# ... as the receiver counts them by webhook-id (every delivery is recorded as succeeded,
+# so none is sent again and the receiver's lines are final): each event received, none
+# that is not one, and once — but for the deliveries the failover made repeat. Delivery
+# is at least once (docs/DECISIONS.md "Delivery"): a claim or an outcome the old leader
+# lost is done again on the new one. So a repeat must have come first on the old leader's
+# claim, before the promotion, and at most twice.
+sql "select 'evt_' || replace(id::text, '-', '') from events where store_id = '$store'" | sort >"$work/event_ids"
+cut -d' ' -f1 "$work/received" | sort -u >"$work/received_ids"
+[[ -z $(comm -3 "$work/event_ids" "$work/received_ids" | sed -n 1,5p) ]] \
+  || fail "received webhook-ids differ from the events: $(comm -3 "$work/event_ids" "$work/received_ids" | sed -n 1,5p)"
+repeated=$(awk -v promoted="$promoted_at" '
+  { n[$1]++; if (!($1 in first) || $2 < first[$1]) first[$1] = $2 }
+  END { for (id in n) if (n[id] > 1) print id, n[id], first[id] - promoted }' "$work/received")
+while read -r id times after_promotion; do
+  [[ -n $id ]] || continue
+  (( times == 2 )) || fail "$id received $times times"
+  (( after_promotion <= 0 )) || fail "$id repeated, though first received $after_promotion ms after the promotion"
+done <<<"$repeated"
+redelivered=$(grep -c . <<<"$repeated" || true)
 
 echo "patroni failover: ttl 10 s, loop_wait 1 s, retry_timeout 4 s, primary_start_timeout 0, synchronous_mode_strict;" \
      "standby promoted $((promoted_at - killed_at)) ms after the kill (seen on its /primary), the old leader" \
@@ -251,4 +292,6 @@ echo "patroni failover: ttl 10 s, loop_wait 1 s, retry_timeout 4 s, primary_star
      "first acknowledged write after the kill: node a (multi-host URL) $rec_a ms, node b (HAProxy) $rec_b ms;" \
      "$(wc -l <"$work/attempts") attempts, $(wc -l <"$work/acknowledged") acknowledged," \
      "$(awk '$2 == 503' "$work/attempts" | wc -l) answered 503, $(awk '$2 == 409' "$work/attempts" | wc -l) answered 409, $(awk '$2 == "000"' "$work/attempts" | wc -l) without an answer;" \
-     "0 lost, 0 doubled"
+     "key by key: 0 missing, 0 doubled, $applied_unacknowledged applied but unacknowledged;" \
+     "$crossed in flight between the kill and the promotion acknowledged;" \
+     "$events events received by webhook-id, $redelivered of them twice (delivered before the promotion, again after it)"
