@@ -22,7 +22,9 @@ set y2label "load average (1 min)"
 set y2tics
 state = dir.'/state.dat'
 plot state using 1:($3/1024) with linespoints pt 7 ps 0.5 title "server RSS", \
+     state using 1:($10/1024) with linespoints pt 6 ps 0.5 dt 3 title "server anonymous", \
      state using 1:($4/1024) with linespoints pt 5 ps 0.5 title "dispatcher RSS", \
+     state using 1:($11/1024) with linespoints pt 4 ps 0.5 dt 3 title "dispatcher anonymous", \
      state using 1:2 axes x1y2 with lines dt 2 lc rgb "gray40" title "load average"
 set title "idempotency-key rows, outbox slots"
 set ylabel "rows"

@@ -117,7 +117,11 @@ def summary(directory, warmup):
         lines.append(row_of("%s p99 ms (%s req/s)" % (scenario, fmt(window_median(achieved[scenario], last))),
                             fmt(a, 1000, 2), fmt(b, 1000, 2), r, verdict(r, P99_GOAL)))
     for field, name, goal in (("server_rss_kb", "server RSS MiB", STEADY_GOAL),
-                              ("dispatcher_rss_kb", "dispatcher RSS MiB", STEADY_GOAL)):
+                              ("server_anon_kb", "server anonymous RSS MiB", STEADY_GOAL),
+                              ("dispatcher_rss_kb", "dispatcher RSS MiB", STEADY_GOAL),
+                              ("dispatcher_anon_kb", "dispatcher anonymous RSS MiB", STEADY_GOAL)):
+        if field not in state[0]:
+            continue  # recorded by later versions of bench/soak only
         series = series_of(state, None, field)[""]
         a, b = window_median(series, first), window_median(series, last)
         r = ratio(a, b)
@@ -188,9 +192,14 @@ def plot(directory, out):
     for name, text in files.items():
         with open(os.path.join(out, name), "w", encoding="utf-8") as f:
             f.write(text)
-    with open(os.path.join(directory, "soak-state.tsv"), encoding="utf-8") as src, \
-         open(os.path.join(out, "state.dat"), "w", encoding="utf-8") as dst:
-        dst.write(src.read())
+    # The state as recorded, with the columns of later versions (NaN where a run lacks them).
+    state = read_tsv(os.path.join(directory, "soak-state.tsv"))
+    columns = ("minute", "load1", "server_rss_kb", "dispatcher_rss_kb", "idempotency_keys", "outbox_slots",
+               "webhooks", "emails", "database_bytes", "server_anon_kb", "dispatcher_anon_kb")
+    with open(os.path.join(out, "state.dat"), "w", encoding="utf-8") as f:
+        f.write("\t".join(columns) + "\n")
+        for row in state:
+            f.write("\t".join(row.get(c) or "NaN" for c in columns) + "\n")
 
 
 def load(path):

@@ -13,7 +13,8 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "bench", 
 import soak  # noqa: E402
 
 LATENCY_HEADER = "minute\tscenario\toffered_rps\tachieved_rps\tp50_us\tp99_us\tnon_2xx\tunanswered\tacknowledged\tfound\n"
-STATE_HEADER = "minute\tload1\tserver_rss_kb\tdispatcher_rss_kb\tidempotency_keys\toutbox_slots\twebhooks\temails\tdatabase_bytes\n"
+STATE_HEADER = ("minute\tload1\tserver_rss_kb\tdispatcher_rss_kb\tidempotency_keys\toutbox_slots\twebhooks\temails"
+                "\tdatabase_bytes\tserver_anon_kb\tdispatcher_anon_kb\n")
 TABLES_HEADER = "minute\ttable\tbytes\tindex_bytes\tlive\tdead\tautovacuum\tautoanalyze\n"
 MIB = 1 << 20
 
@@ -31,7 +32,7 @@ def write_run(directory, minutes, p99, rss, tables, lost_minute=None):
     with open(os.path.join(directory, "soak-state.tsv"), "w") as f:
         f.write(STATE_HEADER)
         for m in range(0, minutes + 2):
-            f.write("%d\t3.5\t%d\t9000\t5000\t10\t%d\t0\t%d\n" % (m, rss(m), 60 * m, 100 * MIB))
+            f.write("%d\t3.5\t%d\t9000\t5000\t10\t%d\t0\t%d\t%d\t2000\n" % (m, rss(m), 60 * m, 100 * MIB, rss(m) - 10000))
     with open(os.path.join(directory, "soak-tables.tsv"), "w") as f:
         f.write(TABLES_HEADER)
         for m in range(0, minutes + 2):
@@ -76,6 +77,7 @@ class Summary(unittest.TestCase):
         self.assertIn("minutes 11-20 against 31-40", text)
         self.assertIn("| store p99 ms (8.0 req/s) | 20.00 | 20.00 | 1.00 | ok |", text)
         self.assertIn("| server RSS MiB | 15.6 | 15.6 | 1.00 | ok |", text)
+        self.assertIn("| server anonymous RSS MiB | 5.9 | 5.9 | 1.00 | ok |", text)
         self.assertIn("| orders | 50.0 | 50.0 | 1.00 | 1.00 | 1.00 | 7 | 4 | steady |", text)
         self.assertIn("writes acknowledged 4000, found in the database 4000", text)
         self.assertNotIn("over", text)
@@ -85,6 +87,7 @@ class Summary(unittest.TestCase):
                             tables=self.steady())
         self.assertIn("| 1.15 | **over 1.10x** |", row(text, "store p99"))
         self.assertIn("**over 1.05x**", row(text, "server RSS"))
+        self.assertIn("**over 1.05x**", row(text, "server anonymous RSS"))
         self.assertIn("| ok |", row(text, "dispatcher RSS"))
 
     def test_a_table_growing_with_its_rows_is_data_one_growing_past_them_is_bloat(self):
@@ -97,6 +100,19 @@ class Summary(unittest.TestCase):
     def test_a_lost_write_is_named_with_its_minute_and_scenario(self):
         text = self.summary(p99=lambda m: 20000, rss=lambda m: 16000, tables=self.steady(), lost_minute=7)
         self.assertIn("writes acknowledged 4000, found in the database 3999; DIFFER: minute 7 stock-hot 100/99", text)
+
+
+    def test_runs_without_the_anonymous_rss_are_summarized_without_it(self):
+        with tempfile.TemporaryDirectory() as d:
+            write_run(d, 40, p99=lambda m: 20000, rss=lambda m: 16000, tables=self.steady())
+            path = os.path.join(d, "soak-state.tsv")
+            with open(path) as f:
+                lines = ["\t".join(line.rstrip("\n").split("\t")[:9]) + "\n" for line in f]
+            with open(path, "w") as f:
+                f.writelines(lines)
+            text = soak.summary(d, 10)
+        self.assertIn("| server RSS MiB |", text)
+        self.assertNotIn("anonymous", text)
 
 
 class Plot(unittest.TestCase):
