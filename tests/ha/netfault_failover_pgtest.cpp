@@ -124,10 +124,10 @@ TEST_F(NetFaults, PrimaryVanishesStandbyPromotedWritesBackWithinTheBound) {
     std::this_thread::sleep_for(1s);  // writes on the new primary
   });
 
-  const auto before = writers.first_acknowledged_after(started);
+  const auto before = writers.ledger().first_acknowledged_after(started);
   ASSERT_TRUE(before.has_value());
   EXPECT_LT(started + *before, cut) << "no write acknowledged before the cut";
-  const auto after = writers.first_acknowledged_after(promoted);
+  const auto after = writers.ledger().first_acknowledged_after(promoted);
   ASSERT_TRUE(after.has_value()) << "no write acknowledged after the promotion";
   const auto statuses = writers.statuses();
   for (const auto& [status, count] : statuses)
