@@ -10,6 +10,7 @@
 #include "admin/pod_connection.hpp"
 #include "admin/pods.hpp"
 #include "admin/retention.hpp"
+#include "admin/roles.hpp"
 #include "admin/seed.hpp"
 #include "admin/staff.hpp"
 #include "admin/stock_history.hpp"
@@ -109,7 +110,8 @@ void cmd_store_set_rate_limit(JsonWriter& json, pqxx::connection& conn, const Fl
 }
 
 void cmd_store_move(JsonWriter& json, pqxx::connection& conn, const Flags& f) {
-  move_store(json, conn, database_url(f.find("database-url")), f.get("store"), f.get("to"));
+  move_store(json, conn, Mover{mover_user(f.find("mover-user")), database_url(f.find("database-url"))}, f.get("store"),
+             f.get("to"));
 }
 
 void cmd_staff_add(JsonWriter& json, pqxx::connection& conn, const Flags& f) {
@@ -227,6 +229,21 @@ void cmd_pod_add(JsonWriter& json, pqxx::connection& conn, const Flags& f) {
   add_pod(json, conn, pod, retention_from_env());
 }
 
+// Existing deployments, whose runtime role owned the schema (docs/DEPLOY.md "Database
+// roles"): on the directory, then on every pod it lists, each in one transaction.
+void cmd_owner_transfer(JsonWriter& json, pqxx::connection& conn, const Flags& f) {
+  json.begin_object().field("object", "owner_transfer").field("from", f.get("from")).field("to", f.get("to"));
+  json.key("pods").begin_array();
+  for (const std::string& name : pod_names(conn)) {
+    PodConnection pod = connect_to_pod(conn, name);
+    pqxx::work work(pod.get());
+    transfer_ownership(work, f.get("from"), f.get("to"));
+    work.commit();
+    json.value(name);
+  }
+  json.end_array().end_object();
+}
+
 void cmd_pod_list(JsonWriter& json, pqxx::connection& conn, const Flags&) {
   in_transaction(conn, [&](pqxx::work& w) { write_pod_list(json, w); });
 }
@@ -237,7 +254,7 @@ const std::vector<Command>& commands() {
       {"store create", {{"name", "slug", "currency", "plan", "owner-email"}, {"locale", "url", "pod"}}, cmd_store_create},
       {"store set-plan", {{"store", "plan"}, {}}, cmd_store_set_plan, true},
       {"store set-rate-limit", {{"store", "rpm"}, {}}, cmd_store_set_rate_limit, true},
-      {"store move", {{"store", "to"}, {}}, cmd_store_move},
+      {"store move", {{"store", "to"}, {"mover-user"}}, cmd_store_move},
       {"staff add", {{"store", "email"}, {"access"}}, cmd_staff_add},
       {"key create", {{"store", "name", "access"}, {"scopes", "expires", "by"}}, cmd_key_create, true},
       {"key revoke", {{"key"}, {}}, cmd_key_revoke, true},
@@ -254,6 +271,7 @@ const std::vector<Command>& commands() {
       {"retention", {{}, {"pod"}}, cmd_retention},
       {"pod add", {{"name", "url"}, {"replica-urls"}}, cmd_pod_add},
       {"pod list", {}, cmd_pod_list},
+      {"owner transfer", {{"from", "to"}, {}}, cmd_owner_transfer},
   };
   return table;
 }

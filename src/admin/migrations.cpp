@@ -1,6 +1,7 @@
 #include "admin/migrations.hpp"
 
 #include "admin/errors.hpp"
+#include "admin/roles.hpp"
 #include "common/crypto.hpp"
 
 #include <map>
@@ -65,6 +66,8 @@ MigrationReport migrate(pqxx::connection_base& conn, const Retention& retention)
   }
   work.exec_params("select api.extend_outbox_partitions(make_interval(secs => $1), make_interval(secs => $2))",
                    static_cast<double>(retention.partition.count()), static_cast<double>(retention.ahead().count()));
+  // Last, so that what this run created is covered too.
+  grant_runtime(work);
   work.commit();
   return report;
 }
