@@ -252,9 +252,13 @@ TEST_F(Pods, AFencedWritesRetryChecksTheKeyAgain) {
       return true;
     }));
     exec(directory_, "select api.fence_store_writes($1, 1, false)", a_.store.id);
-    exec(directory_, change, a_.store.id);
+    // Once the write met the fence (authenticated before the change): the change, then
+    // the lift. Every retry looks the key up again before it tries.
+    const double fenced_before = fenced_tries();
     std::thread lift([&] {
-      std::this_thread::sleep_for(400ms);
+      EXPECT_TRUE(eventually([&] { return fenced_tries() > fenced_before; }));
+      exec(directory_, change, a_.store.id);
+      std::this_thread::sleep_for(300ms);
       exec(directory_, "delete from store_fences where store_id = $1", a_.store.id);
     });
     const HttpResponse w = request(a_, "POST", path, R"({"mode":"adjust","quantity":1})");
