@@ -4,8 +4,10 @@
 // subscription's connection string, no replication role), yet reads and writes the
 // store tables and uses the outbox partitions the dispatchers make; and `owner transfer`
 // takes a database whose runtime role owned everything (as deployments before the roles
-// ran) to the owner role in one step, the old owner left with the runtime grants.
-// Seen failing without their feature: migrate's grants step left out (every statement of
+// ran) to the owner role in one step, the old owner left with the runtime grants; the
+// admin tool reaches pods as its own role.
+// Seen failing without their feature: the pod reached with its stored URL's role
+// (ReachesAPodAsItsOwnRole); migrate's grants step left out (every statement of
 // the runtime role is refused; the API suites fail too); the default privileges left out
 // (a partition made after migrate is refused to the runtime role); the revoke on the
 // directory's bookkeeping left out (the runtime role writes `pods`).
@@ -91,6 +93,23 @@ TEST(RuntimeRole, UsesWhatTheApiAndDispatchersUse) {
   EXPECT_EQ(value(url, "select api.drop_outbox_slot('" + newest + "')::text"), "true");
   EXPECT_EQ(value(url, "select count(*) from pg_class where relname = 'events_" + newest + "'"), "0");
   EXPECT_EQ(value(url, "select api.drop_outbox_slot('stores')::text"), "false");
+}
+
+// The tool reaches a pod at the address the directory lists but as its own role, never
+// with the stored URL's (the API nodes' role, which may not migrate): here a role that
+// does not even exist, and `migrate` still migrates the pod.
+TEST(AdminTool, ReachesAPodAsItsOwnRole) {
+  TestDatabase directory;
+  TestDatabase pod;
+  {
+    auto conn = directory.connect();
+    pqxx::work work(*conn);
+    work.exec_params("insert into pods (name, url) values ('far', $1)", admin::as_user(pod.url(), "storeapi_nobody"));
+    work.commit();
+  }
+  CliResult migrated = run_admin({"migrate"}, directory.url());
+  EXPECT_EQ(migrated.exit_code, 0) << migrated.err;
+  EXPECT_NE(migrated.out.find("\"far\""), std::string::npos) << migrated.out;
 }
 
 TEST(OwnerTransfer, HandsTheRuntimeRolesObjectsToTheOwnerAndLeavesItTheGrants) {
