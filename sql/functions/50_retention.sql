@@ -15,8 +15,12 @@ $$;
 -- returns how many. A new partition is made as a table of its own and then attached:
 -- ATTACH takes a SHARE UPDATE EXCLUSIVE lock on the parent, which writes pass, where
 -- CREATE TABLE ... PARTITION OF would take an ACCESS EXCLUSIVE one.
+-- SECURITY DEFINER: the dispatchers call it as the runtime role, which may create nothing
+-- (docs/DECISIONS.md "Roles"); the partitions are the owner's, and the runtime role's
+-- grants on them are the owner's default privileges (src/admin/roles.cpp). The fixed
+-- search_path keeps a caller's objects out of the owner's statements.
 create or replace function api.extend_outbox_partitions(p_width interval, p_ahead interval) returns integer
-language plpgsql volatile as $$
+language plpgsql volatile security definer set search_path = public, pg_temp as $$
 declare
   v_width double precision := extract(epoch from p_width);
   v_start timestamptz;
@@ -83,3 +87,26 @@ language sql stable as $$
    where ends_at <= now() - p_retention and not api.outbox_slot_busy(name)
    order by ends_at
 $$;
+
+-- Drops the slot's partition of every outbox table and forgets the slot, for the dispatcher
+-- (src/dispatch/partitions.cpp), which owns no table (docs/DECISIONS.md "Roles"). Only a
+-- slot outbox_partitions lists, so the owner's rights reach nothing else. Dropping a
+-- partition takes an ACCESS EXCLUSIVE lock on its parent for a moment (a DETACH
+-- CONCURRENTLY cannot run in a function): the lock timeout bounds how long writes queue
+-- behind it, and a pass that times out is retried by the next one.
+create or replace function api.drop_outbox_slot(p_slot text) returns boolean
+language plpgsql volatile security definer set search_path = public, pg_temp set lock_timeout = '200ms' as $$
+declare
+  v_table text;
+begin
+  if not exists (select 1 from outbox_partitions where name = p_slot) then
+    return false;
+  end if;
+  foreach v_table in array api.outbox_tables() loop
+    execute format('drop table if exists %I', v_table || '_' || p_slot);
+  end loop;
+  delete from outbox_partitions where name = p_slot;
+  return true;
+end $$;
+
+revoke execute on function api.extend_outbox_partitions(interval, interval), api.drop_outbox_slot(text) from public;

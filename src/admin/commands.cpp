@@ -11,6 +11,7 @@
 #include "admin/pod_connection.hpp"
 #include "admin/pods.hpp"
 #include "admin/retention.hpp"
+#include "admin/roles.hpp"
 #include "admin/seed.hpp"
 #include "admin/staff.hpp"
 #include "admin/stock_history.hpp"
@@ -119,7 +120,8 @@ void cmd_store_set_rate_limit(JsonWriter& json, pqxx::connection& conn, const Fl
 }
 
 void cmd_store_move(JsonWriter& json, pqxx::connection& conn, const Flags& f) {
-  move_store(json, conn, database_url(f.find("database-url")), f.get("store"), f.get("to"));
+  move_store(json, conn, Mover{mover_user(f.find("mover-user")), database_url(f.find("database-url"))}, f.get("store"),
+             f.get("to"));
 }
 
 void cmd_staff_add(JsonWriter& json, pqxx::connection& conn, const Flags& f) {
@@ -237,6 +239,21 @@ void cmd_pod_add(JsonWriter& json, pqxx::connection& conn, const Flags& f) {
   add_pod(json, conn, pod, retention_from_env());
 }
 
+// Existing deployments, whose runtime role owned the schema (docs/DEPLOY.md "Database
+// roles"): on the directory, then on every pod it lists, each in one transaction.
+void cmd_owner_transfer(JsonWriter& json, pqxx::connection& conn, const Flags& f) {
+  json.begin_object().field("object", "owner_transfer").field("from", f.get("from")).field("to", f.get("to"));
+  json.key("pods").begin_array();
+  for (const std::string& name : pod_names(conn)) {
+    PodConnection pod = connect_to_pod(conn, name);
+    pqxx::work work(pod.get());
+    transfer_ownership(work, f.get("from"), f.get("to"));
+    work.commit();
+    json.value(name);
+  }
+  json.end_array().end_object();
+}
+
 void cmd_pod_list(JsonWriter& json, pqxx::connection& conn, const Flags&) {
   in_transaction(conn, [&](pqxx::work& w) { write_pod_list(json, w); });
 }
@@ -250,7 +267,7 @@ const std::vector<Command>& commands() {
       {"store set-plan", {{"store", "plan"}, {}}, cmd_store_set_plan, true, "change a store's plan"},
       {"store set-rate-limit", {{"store", "rpm"}, {}}, cmd_store_set_rate_limit, true,
        "override the plan's rate limit, or go back to it"},
-      {"store move", {{"store", "to"}, {}}, cmd_store_move, false,
+      {"store move", {{"store", "to"}, {"mover-user"}}, cmd_store_move, false,
        "move a store's rows to another pod online (logical replication)"},
       {"staff add", {{"store", "email"}, {"access"}}, cmd_staff_add, false, "add a staff member with dashboard access"},
       {"key create", {{"store", "name", "access"}, {"scopes", "expires", "by"}}, cmd_key_create, true,
@@ -277,6 +294,8 @@ const std::vector<Command>& commands() {
       {"pod add", {{"name", "url"}, {"replica-urls"}}, cmd_pod_add, false,
        "migrate and register a PostgreSQL cluster as a pod (again: migrate it, replace its standbys)"},
       {"pod list", {}, cmd_pod_list, false, "every pod with its standbys and stores"},
+      {"owner transfer", {{"from", "to"}, {}}, cmd_owner_transfer, false,
+       "once, as a superuser: give every schema object of the directory and the pods to another role"},
   };
   return table;
 }

@@ -4,6 +4,8 @@
 #include "common/time.hpp"
 #include "db/conninfo.hpp"
 
+#include <libpq-fe.h>
+
 #include <cstdlib>
 #include <memory>
 #include <string_view>
@@ -11,6 +13,29 @@
 namespace storeapi::admin {
 
 namespace {
+
+using ConninfoOptions = std::unique_ptr<PQconninfoOption, void (*)(PQconninfoOption*)>;
+
+// libpq's own parse of `conninfo` (URL or key=value form), named `flag` in the error.
+ConninfoOptions parse_conninfo(const std::string& conninfo, const std::string& flag) {
+  char* parse_error = nullptr;
+  ConninfoOptions options(PQconninfoParse(conninfo.c_str(), &parse_error), &PQconninfoFree);
+  // libpq's message may quote the text, password and all: it is not repeated.
+  if (parse_error) PQfreemem(parse_error);
+  if (!options) throw UsageError(flag + " is not a libpq connection string or URL");
+  return options;
+}
+
+// A value of a key=value connection string, quoted.
+std::string conninfo_value(std::string_view text) {
+  std::string out(1, '\'');
+  for (char c : text) {
+    if (c == '\'' || c == '\\') out.push_back('\\');
+    out.push_back(c);
+  }
+  out.push_back('\'');
+  return out;
+}
 
 // Whether libpq's own parser finds a password in `conninfo` (URL or key=value form).
 bool has_password(const std::string& conninfo, const std::string& flag) {
@@ -43,6 +68,20 @@ std::string database_url(const std::optional<std::string>& flag) {
   if (const char* env = std::getenv("STOREAPI_DATABASE_URL"); env && *env) return env;
   if (libpq_environment_names_a_database()) return "";
   throw UsageError("no database: set STOREAPI_DATABASE_URL (or libpq's PGSERVICE or PGHOST) or pass --database-url");
+}
+
+std::string as_user(const std::string& conninfo, const std::string& user) {
+  ConninfoOptions options = parse_conninfo(conninfo, "a pod's URL");
+  std::string out = "user=";
+  out += conninfo_value(user);
+  for (const PQconninfoOption* o = options.get(); o->keyword; ++o) {
+    std::string_view keyword(o->keyword);
+    if (keyword == "user" || keyword == "password" || !o->val) continue;
+    out.push_back(' ');
+    out.append(keyword).push_back('=');
+    out += conninfo_value(o->val);
+  }
+  return out;
 }
 
 std::unique_ptr<pqxx::connection> connect(const std::string& url) {

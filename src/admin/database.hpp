@@ -21,6 +21,12 @@ std::string database_url(const std::optional<std::string>& flag);
 // (e.g. "STOREAPI_DATABASE_URL, "), then the password and service files.
 void refuse_password(const std::string& url, const std::string& flag, const std::string& elsewhere = "");
 
+// `conninfo` (URL or key=value form) as user `user` with no password, in key=value form:
+// how the tool reaches a pod whose URL the directory lists (the API nodes' URL) as its own
+// role or as the mover's, the password then coming from a password file (PGPASSFILE,
+// ~/.pgpass) or a certificate, never from the database. UsageError when it does not parse.
+std::string as_user(const std::string& conninfo, const std::string& user);
+
 // A connection whose session time zone is UTC, so timestamps read back as "...+00".
 // (pqxx 6 connections cannot be moved, hence the pointer.)
 std::unique_ptr<pqxx::connection> connect(const std::string& url);

@@ -56,6 +56,9 @@ constexpr FlagText kFlags[] = {
     {"replica-urls", "URL,...", "libpq URLs of the pod's hot standbys, comma-separated"},
     {"lock-timeout-ms", "MS", "how long each statement may wait for a lock before the migration is retried (default 3000)"},
     {"attempts", "N", "tries per migration that ran out of lock time (default 10)"},
+    {"mover-user", "ROLE", "the role the move signs in to both pods as (default STOREAPI_MOVER_USER); its password in a password file"},
+    {"owner transfer:from", "ROLE", "the role that owns the schema objects now"},
+    {"owner transfer:to", "ROLE", "the role to own them (storeapi_owner)"},
 };
 
 const FlagText& flag_text(std::string_view command, std::string_view flag) {

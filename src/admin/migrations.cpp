@@ -3,6 +3,7 @@
 #include "admin/errors.hpp"
 #include "admin/progress.hpp"
 #include "common/backoff.hpp"
+#include "admin/roles.hpp"
 #include "common/crypto.hpp"
 
 #include <map>
@@ -177,6 +178,12 @@ MigrationReport migrate(pqxx::connection_base& conn, const Retention& retention,
     work.exec_params("select api.extend_outbox_partitions(make_interval(secs => $1), make_interval(secs => $2))",
                      static_cast<double>(retention.partition.count()),
                      static_cast<double>(retention.ahead().count()));
+    work.commit();
+  });
+  // Last, so that what this run created is covered too.
+  retried("the runtime role's grants", options, [&] {
+    pqxx::work work(conn);
+    grant_runtime(work);
     work.commit();
   });
   return report;

@@ -4,6 +4,7 @@
 #include "admin/errors.hpp"
 #include "common/uuid.hpp"
 
+#include <cstdlib>
 
 namespace storeapi::admin {
 namespace {
@@ -11,7 +12,7 @@ namespace {
 PodConnection open(pqxx::connection_base& directory, const std::string& name, const std::optional<std::string>& url) {
   if (!url) return PodConnection(directory);
   try {
-    return PodConnection(name, connect(*url));
+    return PodConnection(name, connect(as_user(*url, directory.username())));
   } catch (const pqxx::broken_connection& e) {
     throw CommandError("cannot reach pod '" + name + "': " + e.what());
   }
@@ -24,6 +25,18 @@ bool has_pods(pqxx::transaction_base& work) {
 }
 
 }  // namespace
+
+std::string mover_user(const std::optional<std::string>& flag) {
+  if (flag && !flag->empty()) return *flag;
+  if (const char* env = std::getenv("STOREAPI_MOVER_USER"); env && *env) return env;
+  throw UsageError("no mover: pass --mover-user or set STOREAPI_MOVER_USER (the role that moves stores between "
+                   "pods, docs/DEPLOY.md \"Database roles\")");
+}
+
+std::string pod_conninfo_as(pqxx::transaction_base& directory, const std::string& directory_url,
+                            const std::string& pod, const std::string& user) {
+  return as_user(pod_url(directory, pod).value_or(directory_url), user);
+}
 
 std::vector<std::string> pod_names(pqxx::connection_base& directory) {
   pqxx::nontransaction work(directory);

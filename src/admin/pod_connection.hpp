@@ -30,6 +30,19 @@ class PodConnection {
   pqxx::connection_base* conn_;
 };
 
+// The role `store move` and `store restore` reach the pods as (docs/DEPLOY.md "Database
+// roles"): --mover-user if given, else STOREAPI_MOVER_USER; UsageError when neither is
+// set. It is given to the tool, never read from the database: the pods table holds the
+// API nodes' URLs, whose role may do no more than the API does.
+std::string mover_user(const std::optional<std::string>& flag);
+
+// The pod's connection string as `user`, with no password (admin/database.hpp, as_user):
+// the pod's URL from the directory, or `directory_url` for main. What the mover connects
+// with, and what a subscription on another pod names (the password is then read from the
+// password file of the server that connects).
+std::string pod_conninfo_as(pqxx::transaction_base& directory, const std::string& directory_url,
+                            const std::string& pod, const std::string& user);
+
 // The pods' names, main first.
 std::vector<std::string> pod_names(pqxx::connection_base& directory);
 
@@ -37,8 +50,9 @@ std::vector<std::string> pod_names(pqxx::connection_base& directory);
 // directory has no pod by that name.
 std::optional<std::string> pod_url(pqxx::transaction_base& directory, const std::string& pod);
 
-// The pod named `pod`; CommandError when the directory has none by that name or it
-// cannot be reached. Looked up in the caller's transaction of the directory, or in one
+// The pod named `pod`, reached at its URL as the role the tool connected to the directory
+// with (its password from the password file); CommandError when the directory has none
+// by that name or it cannot be reached. Looked up in the caller's transaction of the directory, or in one
 // of its own.
 PodConnection connect_to_pod(pqxx::transaction_base& directory, const std::string& pod);
 PodConnection connect_to_pod(pqxx::connection& directory, const std::string& pod);

@@ -82,9 +82,11 @@ void add_pod(JsonWriter& json, pqxx::connection& directory, const NewPod& pod, c
     directory_identity = identity(work);
   }
 
+  // As the tool's own role, as every pod command (admin/pod_connection.hpp): --url is the
+  // API nodes' address of the pod, and their role may not migrate.
   std::unique_ptr<pqxx::connection> conn;
   try {
-    conn = connect(pod.url);
+    conn = connect(as_user(pod.url, directory.username()));
   } catch (const pqxx::broken_connection& e) {
     throw CommandError("cannot reach pod '" + pod.name + "': " + e.what());
   }

@@ -67,19 +67,18 @@ class PhaseClock {
 
 struct Pod {
   std::string name;
-  std::string url;
+  std::string conninfo;  // as the mover, with no password: what the target's subscription names
   std::unique_ptr<pqxx::connection> conn;
 };
 
-// A pod of the move on a connection of its own (main's too: the mover keeps the
-// directory's connection for the record, the lock and the flip).
-Pod open_pod(pqxx::connection& directory, const std::string& directory_url, const std::string& name) {
-  std::optional<std::string> url;
+// A pod of the move on a connection of its own as the mover (main's too: the tool keeps
+// the directory's connection for the record, the lock and the flip).
+Pod open_pod(pqxx::connection& directory, const Mover& mover, const std::string& name) {
+  std::string conninfo;
   {
     pqxx::nontransaction work(directory);
-    url = pod_url(work, name);
+    conninfo = pod_conninfo_as(work, mover.directory_url, name, mover.user);
   }
-  std::string conninfo = url.value_or(directory_url);
   return {name, conninfo, connect(conninfo)};
 }
 
@@ -103,15 +102,17 @@ struct MoveRecord {
   std::string target;
   std::string phase;
   std::int64_t epoch = 0;
+  bool target_tombstone = false;  // the target held the store's tombstone of a past move
 };
 
 std::optional<MoveRecord> unfinished_move(pqxx::connection& directory, const std::string& store_id) {
   pqxx::nontransaction work(directory);
-  auto r = work.exec_params("select source, target, phase, epoch from store_moves where store_id = $1 and phase <> 'done'",
-                            store_id);
+  auto r = work.exec_params(
+      "select source, target, phase, epoch, target_tombstone from store_moves where store_id = $1 and phase <> 'done'",
+      store_id);
   if (r.empty()) return std::nullopt;
   return MoveRecord{r[0]["source"].c_str(), r[0]["target"].c_str(), r[0]["phase"].c_str(),
-                    r[0]["epoch"].as<std::int64_t>()};
+                    r[0]["epoch"].as<std::int64_t>(), r[0]["target_tombstone"].as<bool>()};
 }
 
 void record_phase(pqxx::connection& directory, const std::string& store_id, const char* phase) {
@@ -128,17 +129,19 @@ std::vector<StoreTable> moved_tables(pqxx::connection& source, const std::string
 }
 
 // Before the flip: the store stays on the source, served as before the move; nothing of
-// the attempt is left on either pod. The source resumes first, as the target may be down.
-void undo(pqxx::connection& directory, const std::string& directory_url, const std::string& store_id,
-          const MoveRecord& move) {
-  Pod source = open_pod(directory, directory_url, move.source);
+// the attempt is left on either pod but the target's tombstone when a past move left one
+// there (writes fenced, as it was). The source resumes first, as the target may be down.
+void undo(pqxx::connection& directory, const Mover& mover, const std::string& store_id, const MoveRecord& move) {
+  Pod source = open_pod(directory, mover, move.source);
   resume_store(*source.conn, store_id);
-  Pod target = open_pod(directory, directory_url, move.target);
+  Pod target = open_pod(directory, mover, move.target);
   drop_subscription(*target.conn, store_id);
   drop_publication(*source.conn, store_id);
   {
     pqxx::work work(*target.conn);
-    delete_store_rows(work, moved_tables(*source.conn, move.target), store_id);
+    const std::vector<StoreTable> tables = moved_tables(*source.conn, move.target);
+    delete_store_rows(work, move.target_tombstone ? without(tables, "store_fences") : tables, store_id);
+    if (move.target_tombstone) keep_tombstone(work, store_id);
     work.commit();
   }
   pqxx::work work(directory);
@@ -218,9 +221,13 @@ void lock_store_moves(pqxx::connection& directory, const std::string& store_id) 
 
 }  // namespace
 
-void move_store(JsonWriter& json, pqxx::connection& directory, const std::string& directory_url,
-                const std::string& store_id, const std::string& target_pod) {
+void move_store(JsonWriter& json, pqxx::connection& directory, const Mover& mover, const std::string& store_id_given,
+                const std::string& target_pod) {
   const auto began = Clock::now();
+  // One spelling of the id for the lock and the replication's names: two movers of one
+  // store given in different cases must not both hold "the" lock.
+  const std::optional<Uuid> uuid = Uuid::parse(store_id_given);
+  const std::string store_id = uuid ? uuid->str() : store_id_given;
   PhaseClock clock;
   clock.start("checks");
   Placement where = placement(directory, store_id);
@@ -233,11 +240,11 @@ void move_store(JsonWriter& json, pqxx::connection& directory, const std::string
   if (auto left = unfinished_move(directory, store_id)) {
     report.from = left->source;
     if (left->phase == "copying") {
-      undo(directory, directory_url, store_id, *left);
+      undo(directory, mover, store_id, *left);
       report.taken_up = "undone";
     } else {
-      Pod source = open_pod(directory, directory_url, left->source);
-      Pod target = open_pod(directory, directory_url, left->target);
+      Pod source = open_pod(directory, mover, left->source);
+      Pod target = open_pod(directory, mover, left->target);
       drop_subscription(*target.conn, store_id);
       drop_publication(*source.conn, store_id);
       report.source_rows_deleted = finish(directory, store_id, *left, source, target, clock).source_rows_deleted;
@@ -255,20 +262,22 @@ void move_store(JsonWriter& json, pqxx::connection& directory, const std::string
   }
   if (where.pod == target_pod) throw CommandError("store " + store_id + " is already on pod '" + target_pod + "'");
 
-  Pod source = open_pod(directory, directory_url, where.pod);
-  Pod target = open_pod(directory, directory_url, target_pod);
-  if (source.url.empty())
+  Pod source = open_pod(directory, mover, where.pod);
+  Pod target = open_pod(directory, mover, target_pod);
+  if (source.name == kMain && mover.directory_url.empty())
     throw UsageError("moving a store off main needs the directory's URL (STOREAPI_DATABASE_URL or --database-url): "
                      "the target pod's subscription connects to it");
   check_logical_wal(*source.conn, source.name);
   check_same_schema(*source.conn, *target.conn, target.name);
   cover_outbox(*source.conn, *target.conn, store_id, target.name);
   const std::vector<StoreTable> tables = moved_tables(*source.conn, target.name);
-  const MoveRecord move{source.name, target.name, "copying", where.epoch + 1};
+  MoveRecord move{source.name, target.name, "copying", where.epoch + 1};
 
   clock.start("prepare");
   {
     pqxx::work work(*target.conn);
+    move.target_tombstone =
+        !work.exec_params("select 1 from store_fences where store_id = $1", store_id).empty();
     // On main, the store's e-mails queued there while it lived elsewhere (key e-mails go to
     // the directory's outbox, docs/DECISIONS.md "Pods") stay: the copy brings none of them.
     delete_store_rows(work, target.name == kMain ? without(tables, "notifications") : tables, store_id);
@@ -278,10 +287,12 @@ void move_store(JsonWriter& json, pqxx::connection& directory, const std::string
   {
     pqxx::work work(directory);
     work.exec_params(
-        "insert into store_moves (store_id, source, target, phase, epoch) values ($1, $2, $3, 'copying', $4)"
+        "insert into store_moves (store_id, source, target, phase, epoch, target_tombstone)"
+        " values ($1, $2, $3, 'copying', $4, $5)"
         " on conflict (store_id) do update set source = excluded.source, target = excluded.target,"
-        " phase = excluded.phase, epoch = excluded.epoch, started_at = api.now_ms(), updated_at = api.now_ms()",
-        store_id, move.source, move.target, move.epoch);
+        " phase = excluded.phase, epoch = excluded.epoch, target_tombstone = excluded.target_tombstone,"
+        " started_at = api.now_ms(), updated_at = api.now_ms()",
+        store_id, move.source, move.target, move.epoch, move.target_tombstone);
     work.commit();
   }
 
@@ -300,7 +311,7 @@ void move_store(JsonWriter& json, pqxx::connection& directory, const std::string
       rows_at_source = store_row_counts(work, published, store_id);
     }
     publish_store(*source.conn, store_id, published);
-    subscribe(*target.conn, store_id, source.url);
+    subscribe(*target.conn, store_id, source.conninfo);
     Progress progress("store move");
     wait_copied(*target.conn, store_id, rows_at_source, progress);
     clock.start("catch_up");
@@ -324,8 +335,13 @@ void move_store(JsonWriter& json, pqxx::connection& directory, const std::string
           "update stores set pod = $2, placement_epoch = $3 where id = $1 and pod = $4 and placement_epoch = $5",
           store_id, target.name, move.epoch, source.name, where.epoch);
       if (flipped.affected_rows() != 1) throw CommandError("the store's placement changed during the move");
-      work.exec_params("update store_moves set phase = 'flipped', updated_at = api.now_ms() where store_id = $1",
-                       store_id);
+      // This move's record, still copying: another mover that took it over (and undid or
+      // finished it) leaves none, and this flip must not go on beside it.
+      auto recorded = work.exec_params(
+          "update store_moves set phase = 'flipped', updated_at = api.now_ms()"
+          " where store_id = $1 and phase = 'copying' and epoch = $2 and target = $3",
+          store_id, move.epoch, move.target);
+      if (recorded.affected_rows() != 1) throw CommandError("the store's move record changed during the move");
       notify_store_changed(work, store_id);
       work.commit();
     }
@@ -334,7 +350,7 @@ void move_store(JsonWriter& json, pqxx::connection& directory, const std::string
   } catch (const std::exception&) {
     if (placement(directory, store_id).pod == source.name) {
       try {
-        undo(directory, directory_url, store_id, move);
+        undo(directory, mover, store_id, move);
       } catch (const std::exception& e) {
         std::fprintf(stderr, "storeapi-admin: store move: undoing failed too (%s); run the move again\n", e.what());
       }

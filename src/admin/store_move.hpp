@@ -33,9 +33,16 @@
 
 namespace storeapi::admin {
 
-// `directory_url`: the directory's connection string, which a target pod's subscription
-// uses when the store leaves main.
-void move_store(JsonWriter& json, pqxx::connection& directory, const std::string& directory_url,
-                const std::string& store_id, const std::string& target_pod);
+// Who moves: the mover's role (admin/pod_connection.hpp, mover_user), and the directory's
+// connection string, main's address (a target's subscription connects to it, as the mover
+// and with no password, when the store leaves main).
+struct Mover {
+  std::string user;
+  std::string directory_url;
+};
+
+// The store id is taken in any case; the move locks and names it in lower case.
+void move_store(JsonWriter& json, pqxx::connection& directory, const Mover& mover, const std::string& store_id,
+                const std::string& target_pod);
 
 }  // namespace storeapi::admin

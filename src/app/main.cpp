@@ -22,6 +22,7 @@
 #include "auth/rate_limiter.hpp"
 #include "metrics/stage_timing.hpp"
 #include "db/channels.hpp"
+#include "db/listen_check.hpp"
 #include "db/listener.hpp"
 #include "db/pod_addresses.hpp"
 #include "db/schema_check.hpp"
@@ -113,6 +114,14 @@ void check_surroundings(const app::Config& config) {
   } catch (const std::runtime_error& e) {
     throw std::runtime_error(std::string("STOREAPI_REDIS_URL: ") + e.what());
   }
+  if (db::listen_session_is_deaf(config.listen_database_url, std::chrono::seconds(5)))
+    throw std::runtime_error(
+        std::string(config.listen_database_url == config.database_url
+                        ? "STOREAPI_LISTEN_DATABASE_URL is unset, so LISTEN uses STOREAPI_DATABASE_URL, and"
+                        : "STOREAPI_LISTEN_DATABASE_URL:") +
+        " a LISTEN session there does not hear a notification sent to it: a transaction pooler (PgBouncer's "
+        "pool_mode = transaction) is in the way, and key revocations would never reach this server; set "
+        "STOREAPI_LISTEN_DATABASE_URL to the database itself or a session pooler (docs/SCALING.md \"Poolers\")");
   for (std::size_t i = 0; i < config.replica_urls.size(); ++i) {
     try {
       db::probe_standby(config.replica_urls[i], std::chrono::seconds(2));

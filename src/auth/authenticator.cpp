@@ -65,6 +65,15 @@ metrics::Counter& cache_lookups(std::string_view result) {
       .with({result});
 }
 
+// The key's own verdict, before the rate limit: revoked, expired, its store's plan without
+// the API, or ok.
+AuthStatus key_status(const KeyRecord& key) {
+  if (key.revoked) return AuthStatus::revoked_api_key;
+  if (key.expires_at && *key.expires_at <= timefmt::now_micros()) return AuthStatus::expired_api_key;
+  if (!key.plan_allows_api) return AuthStatus::plan_required;
+  return AuthStatus::ok;
+}
+
 }  // namespace
 
 Authenticator::Authenticator(db::Pool& pool, KeyCache& cache, RateLimiter& limiter, FleetBatch* fleet,
@@ -167,13 +176,8 @@ runtime::task<AuthResult> Authenticator::authenticate(std::optional<std::string_
     }
   }
   // `key` is valid until the next suspension: the shared rate limit copies what it needs.
-  if (key->revoked) {
-    result.status = AuthStatus::revoked_api_key;
-  } else if (key->expires_at && *key->expires_at <= timefmt::now_micros()) {
-    result.status = AuthStatus::expired_api_key;
-  } else if (!key->plan_allows_api) {
-    result.status = AuthStatus::plan_required;
-  } else {
+  result.status = key_status(*key);
+  if (result.status == AuthStatus::ok) {
     result.caller.store_id = key->store_id;
     result.caller.key_id = key->key_id;
     key->store_id.write(result.caller.store_id_text.data());
@@ -212,7 +216,9 @@ runtime::task<bool> Authenticator::relocate(std::optional<std::string_view> auth
   const crypto::Sha256 hash = crypto::sha256(token);
   const Lookup lookup = co_await load(hash);
   const KeyRecord* key = lookup.key;
-  if (!key || key->revoked || key->store_id != caller.store_id) co_return false;
+  // The whole check again, as for a new request: the key may have expired, been revoked or
+  // lost its plan's API access while the write waited.
+  if (!key || key->store_id != caller.store_id || key_status(*key) != AuthStatus::ok) co_return false;
   // A position learned under another placement is of another pod's WAL.
   if (key->placement_epoch != caller.placement_epoch) caller.last_write_lsn.reset();
   caller.pod = key->pod;

@@ -33,11 +33,28 @@ struct SpecialRange {
 };
 
 // IANA's special-purpose registries (RFC 6890 and successors), as far as a webhook could
-// misuse them; the IPv6 forms that embed an IPv4 address are handled in special_range.
-// Order matters where ranges nest: the first match names the address.
+// misuse them, and the clouds' metadata and platform endpoints, named apart (those inside
+// a range above them are named by their cloud); the IPv6 forms that embed an IPv4 address
+// are handled in special_range. Order matters where ranges nest: the first match names
+// the address. The clouds' addresses, from their own documentation:
+//   AWS   169.254.169.254, fd00:ec2::254 (IPv6 IMDS), 169.254.170.2 (ECS task metadata):
+//         docs.aws.amazon.com, "Access instance metadata for an EC2 instance", "Amazon ECS
+//         task metadata endpoint"
+//   Azure 169.254.169.254 (IMDS), 168.63.129.16 (WireServer, the platform's virtual IP,
+//         a public address): learn.microsoft.com, "What is IP address 168.63.129.16?"
+//   Google Cloud 169.254.169.254 (metadata.google.internal): cloud.google.com, "About VM
+//         metadata"
+//   Alibaba Cloud 100.100.100.200: alibabacloud.com, "Instance metadata"
+//   Oracle Cloud 169.254.169.254, 192.0.0.192 (legacy): docs.oracle.com, "Getting Instance
+//         Metadata"
+//   Tencent Cloud 169.254.0.23 (metadata.tencentyun.com): tencentcloud.com, "Viewing
+//         Instance Metadata"
 const std::vector<SpecialRange>& special_ranges() {
   static const std::vector<SpecialRange> ranges = [] {
     const std::pair<const char*, const char*> table[] = {
+        {"168.63.129.16/32", "cloud metadata (Azure)"},
+        {"100.100.100.200/32", "cloud metadata (Alibaba Cloud)"},
+        {"fd00:ec2::254/128", "cloud metadata (AWS)"},
         {"0.0.0.0/8", "unspecified"},              // "this network"; 0.0.0.0 reaches the host itself
         {"10.0.0.0/8", "private"},                 // RFC 1918
         {"100.64.0.0/10", "shared (carrier-grade NAT)"},  // RFC 6598

@@ -12,34 +12,17 @@ namespace {
 // Arbitrary constant naming the "outbox partitions" advisory lock.
 constexpr long long kPartitionsLock = 0x6f7574626f78;  // "outbox"
 
-// A detach waits for the transactions that may still see the partition; one held open
-// for long (a report, a stuck client) must not hold the dispatcher's loop: the statement
-// is cancelled, the partition stays "detach pending" and a later pass finalizes it.
+// No statement of a pass may hold the dispatcher's loop for long (a slot's drop waits for
+// its locks at most 200 ms, api.drop_outbox_slot): a pass cancelled is retried by the next.
 constexpr const char* kStatementTimeout = "'5s'";
 
 std::string seconds(std::chrono::seconds s) { return std::to_string(s.count()) + " seconds"; }
-
-// Detaches and drops the slot's partition of every table, then forgets the slot; each step
-// is skipped when an earlier, interrupted pass did it already.
-void drop_slot(pqxx::nontransaction& tx, const std::string& slot) {
-  for (const auto& row : tx.exec("select unnest(api.outbox_tables()) as name")) {
-    const std::string table = row["name"].c_str();
-    const std::string partition = table + "_" + slot;
-    auto attached = tx.exec_params(
-        "select inhdetachpending from pg_inherits where inhrelid = to_regclass(quote_ident($1))", partition);
-    if (!attached.empty())
-      tx.exec("alter table " + tx.quote_name(table) + " detach partition " + tx.quote_name(partition) +
-              (attached[0]["inhdetachpending"].as<bool>() ? " finalize" : " concurrently"));
-    tx.exec("drop table if exists " + tx.quote_name(partition));
-  }
-  tx.exec_params("delete from outbox_partitions where name = $1", slot);
-}
 
 }  // namespace
 
 struct Partitions::Session {
   explicit Session(const std::string& url) : conn(url) {
-    // Named apart from the outbox's two connections: a detach waiting on a long transaction
+    // Named apart from the outbox's two connections: a drop waiting on a long transaction
     // shows as this in pg_stat_activity.
     conn.set_variable("application_name", std::string("'").append(kApplicationName).append("-partitions'"));
     conn.set_variable("statement_timeout", kStatementTimeout);
@@ -82,7 +65,7 @@ Partitions::Pass Partitions::maintain() {
     tx.exec_params("select api.extend_outbox_partitions($1::interval, $2::interval)", seconds(retention_.partition),
                    seconds(retention_.ahead()));
     for (const auto& row : tx.exec_params("select api.expired_outbox_partitions($1::interval) as slot", seconds(retention_.keep))) {
-      drop_slot(tx, row["slot"].c_str());
+      tx.exec_params("select api.drop_outbox_slot($1)", row["slot"].c_str());
       pass.dropped.emplace_back(row["slot"].c_str());
     }
     pass.slots_end = slots_end();

@@ -1,11 +1,11 @@
 #pragma once
 // Keeps the outbox's time slots (sql/033_outbox_partitions.sql): records the retention it
-// applies, creates slots ahead of now, and detaches and drops the slots that have expired
-// — past the retention with no work pending — table by table with DETACH PARTITION
-// CONCURRENTLY, which writes pass. Runs on a connection of its own, in autocommit (DETACH
-// CONCURRENTLY cannot run in a transaction block). Dispatchers side by side take turns
-// (an advisory lock); one killed half-way is finished by the next pass, which completes an
-// interrupted detach (FINALIZE) and drops what is left.
+// applies, creates slots ahead of now, and drops the slots that have expired — past the
+// retention with no work pending — each in one transaction of the owner's functions
+// (api.extend_outbox_partitions, api.drop_outbox_slot: the dispatcher's role owns no
+// table, docs/DECISIONS.md "Roles"). Runs on a connection of its own. Dispatchers side by
+// side take turns (an advisory lock); a slot whose drop was cancelled is dropped by the
+// next pass.
 #include "common/retention.hpp"
 
 #include <chrono>

@@ -16,7 +16,11 @@
 // them (the key's e-mail queued there while the store was away is lost); a stray slot not
 // dropped (the retry after the kill during the copy cannot make its slot); claims in
 // flight not counted; the target's fence row not written before the copy (none there
-// while the copy runs); the tombstone keeping dispatch paused.
+// while the copy runs); the tombstone keeping dispatch paused; the subscription given the
+// tool's own directory URL (its password in pg_subscription and the target's log); the
+// store id locked as typed (a second mover in lower case runs beside the first); the
+// flip's record update unchecked (the flip goes on); the undo deleting the target's
+// tombstone (writes run there unfenced).
 #include "admin_cli.hpp"
 #include "two_pods.hpp"
 #include "support/poll.hpp"
@@ -27,6 +31,8 @@
 #include <signal.h>
 #include <sys/wait.h>
 
+#include <algorithm>
+#include <cctype>
 #include <map>
 #include <memory>
 #include <string>
@@ -232,6 +238,32 @@ class StoreMoveTest : public ::testing::Test {
     return held;
   }
 
+  // Waits for the move started in the background and expects its exit status.
+  void expect_exit(pid_t pid, int code) {
+    int status = 0;
+    ::waitpid(pid, &status, 0);
+    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == code) << status;
+  }
+
+  // A move to `second` that the target refuses (below) once it copies: it fails, undone.
+  void move_undone_by_a_refused_copy(const std::string& store) {
+    HeldMove held = start_move_held_at_slot(store, "second");
+    refuse_copy_on_second(store);
+    held.lock->abort();
+    expect_exit(held.pid, 1);
+  }
+
+  // A product on `second` with the slug of one the copy brings: the target refuses the copy.
+  void refuse_copy_on_second(const std::string& store) {
+    const std::string product =
+        value(*main_, "select row_to_json(p)::text from products p where store_id = $1 limit 1", store);
+    pqxx::work work(*pod_);
+    work.exec("set local session_replication_role = replica");  // the store's row is not there yet
+    work.exec_params("insert into products select (json_populate_record(null::products, $1::json)).*", product);
+    work.exec_params("update products set id = gen_random_uuid() where store_id = $1", store);
+    work.commit();
+  }
+
   static inline std::unique_ptr<TwoPods> pods_;
   static inline TestDatabase* directory_ = nullptr;  // pods_'s
   static inline TestDatabase* second_ = nullptr;
@@ -341,20 +373,7 @@ TEST_F(StoreMoveTest, KilledDuringTheCopyTheStoreStaysOnTheSourceAndTheNextRunMo
 TEST_F(StoreMoveTest, ACopyTheTargetRefusesIsUndoneAndTheStoreStaysOnTheSource) {
   std::string store = seeded_store();
   Digests before = digests(*main_, store, true);
-  HeldMove held = start_move_held_at_slot(store, "second");
-  const std::string product = value(*main_, "select row_to_json(p)::text from products p where store_id = $1 limit 1",
-                                    store);
-  {
-    pqxx::work work(*pod_);
-    work.exec("set local session_replication_role = replica");  // the store's row is not there yet
-    work.exec_params("insert into products select (json_populate_record(null::products, $1::json)).*", product);
-    work.exec_params("update products set id = gen_random_uuid() where store_id = $1", store);
-    work.commit();
-  }
-  held.lock->abort();
-  int status = 0;
-  ::waitpid(held.pid, &status, 0);
-  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 1) << status;
+  move_undone_by_a_refused_copy(store);
 
   EXPECT_EQ(placement(store), "main 1");
   EXPECT_EQ(write_claim(*main_, store), "run");
@@ -457,6 +476,107 @@ TEST_F(StoreMoveTest, RefusesWhatCannotMove) {
     EXPECT_EQ(r.out, "");
     EXPECT_NE(r.err.find(message), std::string::npos) << r.err;
   }
+}
+
+// The subscription's connection string is the mover's role at the source's address, its
+// password left to the password file of the server that connects: none in the target's
+// catalog while the copy runs, none in its log when CREATE SUBSCRIPTION fails (the
+// statement is logged) or succeeds (logged here by log_statement), though the tool's own
+// URL carries one, as STOREAPI_DATABASE_URL may (trust authentication ignores it).
+TEST_F(StoreMoveTest, NoPasswordInTheSubscriptionOrTheTargetsLog) {
+  const std::string password = "Pw-of-the-directory-7f3a";
+  std::string url = directory_->url();
+  url.insert(url.find('@'), ":" + password);
+  std::string store = seeded_store();
+  std::string name = "storeapi_move_" + store;
+  std::erase(name, '-');
+  {
+    pqxx::nontransaction work(*pod_);
+    work.exec("alter database " + second_->name() + " set log_statement = 'ddl'");
+    // Taken: the move's CREATE SUBSCRIPTION fails.
+    work.exec("create subscription " + name + " connection 'host=127.0.0.1 port=1 dbname=none' publication p"
+              " with (connect = false, slot_name = none)");
+  }
+  CliResult failed = run_admin({"store", "move", "--store", store, "--to", "second"}, url);
+  EXPECT_EQ(failed.exit_code, 1) << failed.err;
+  EXPECT_NE(failed.err.find("already exists"), std::string::npos) << failed.err;
+  EXPECT_EQ(placement(store), "main 1");
+  pqxx::nontransaction(*pod_).exec("drop subscription if exists " + name);  // the undo dropped it
+
+  // Held at its fence, its subscription made and caught up.
+  auto writer = test_connection(*directory_);
+  pqxx::work write_in_flight(*writer);
+  write_in_flight.exec_params("select pg_advisory_xact_lock_shared(api.fence_lock_class(), hashtext($1))", store);
+  pid_t pid = start_admin({"store", "move", "--store", store, "--to", "second"}, url);
+  wait_blocked_at(*main_, "select api.fence_store_writes");
+  const std::string conninfo = value(*pod_, "select subconninfo from pg_subscription where subname = $1", name);
+  EXPECT_NE(conninfo.find("user="), std::string::npos) << conninfo;
+  EXPECT_EQ(conninfo.find(password), std::string::npos) << conninfo;
+  EXPECT_EQ(conninfo.find("password"), std::string::npos) << conninfo;
+  write_in_flight.commit();
+  expect_exit(pid, 0);
+  EXPECT_EQ(placement(store), "second 2");
+  pqxx::nontransaction(*pod_).exec("alter database " + second_->name() + " reset log_statement");
+
+  for (const ThrowawayCluster* cluster : {&pods_->second_cluster, &pods_->main_cluster}) {
+    const std::string log = cluster->server_log();
+    EXPECT_EQ(log.find(password), std::string::npos) << log;
+  }
+  const std::string target_log = pods_->second_cluster.server_log();
+  std::size_t logged = 0;
+  for (auto at = target_log.find("create subscription " + name); at != std::string::npos;
+       at = target_log.find("create subscription " + name, at + 1))
+    ++logged;
+  EXPECT_GE(logged, 2u) << "the failed and the successful CREATE SUBSCRIPTION are both in the log: " << target_log;
+}
+
+// Two movers of one store, its id in two spellings: the second is refused, as with one.
+TEST_F(StoreMoveTest, TheIdInAnotherCaseTakesTheSameLock) {
+  std::string store = seeded_store();
+  std::string upper = store;
+  for (char& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  HeldMove held = start_move_held_at_slot(upper, "second");
+  CliResult other = run_admin({"store", "move", "--store", store, "--to", "second"}, directory_->url());
+  EXPECT_EQ(other.exit_code, 1);
+  EXPECT_NE(other.err.find("another store move"), std::string::npos) << other.err;
+  held.lock->abort();
+  expect_exit(held.pid, 0);
+  EXPECT_EQ(placement(store), "second 2");
+  expect_no_replication_left();
+}
+
+// A flip that finds its move's record changed (another mover took the move over) makes
+// no flip: the store stays on the source, writable.
+TEST_F(StoreMoveTest, AFlipWhoseMoveRecordChangedIsUndone) {
+  std::string store = seeded_store();
+  Digests before = digests(*main_, store, true);
+  HeldMove held = start_move_held_at_flip(store, "second");
+  {
+    pqxx::work work(*main_);
+    work.exec_params("update store_moves set epoch = epoch + 10 where store_id = $1", store);
+    work.commit();
+  }
+  held.lock->abort();
+  expect_exit(held.pid, 1);
+  EXPECT_EQ(placement(store), "main 1");
+  EXPECT_EQ(write_claim(*main_, store), "run");
+  EXPECT_EQ(digests(*main_, store, true), before);
+  expect_no_replication_left();
+}
+
+// A move back to a pod the store once left, undone: the pod keeps the store's tombstone
+// (writes fenced), so a node still routing the store there from its cache cannot write.
+TEST_F(StoreMoveTest, AnUndoneMoveKeepsTheTombstoneAPastMoveLeft) {
+  std::string store = seeded_store();
+  move(store, "second");
+  move(store, "main");
+  ASSERT_EQ(write_claim(*pod_, store), "fenced");
+  move_undone_by_a_refused_copy(store);
+  EXPECT_EQ(placement(store), "main 3");
+  EXPECT_EQ(write_claim(*main_, store), "run");
+  EXPECT_EQ(write_claim(*pod_, store), "fenced");
+  EXPECT_EQ(data_rows(*pod_, store), 0);
+  expect_no_replication_left();
 }
 
 // The shared cluster of tools/test writes replica WAL: no store moves off it. `pod add`

@@ -12,6 +12,8 @@
 //   AFencedWrite tests;
 // - with Authenticator::relocate not looking the key up again:
 //   AFencedWriteFollowsTheStoreToItsNewPod (fenced on main until its 503);
+// - with relocate checking revocation only: AFencedWritesRetryChecksTheKeyAgain (the
+//   expired key's and the free plan's writes ran once the fence lifted);
 // - with KeyCache::invalidate ignoring `store:<id>`: AStoreNoticeDropsTheCachedPlacement
 //   (B's reads stayed on the second pod after the notice was confirmed);
 // - with `pod:<name>` confirmed without reading the pods again (Application's
@@ -37,6 +39,7 @@
 #include "support/test_database.hpp"
 #include "support/test_pod.hpp"
 #include "support/throwaway_cluster.hpp"
+#include "support/runtime_role.hpp"
 
 namespace storeapi::testing {
 namespace {
@@ -87,7 +90,7 @@ class Pods : public ::testing::Test {
     second_ = std::make_unique<TestPod>(directory_, "second", cluster_->url());
     a_ = place(nullptr);
     b_ = place(second_.get());
-    server_ = start_api_server(directory_.url(), "pods-test-secret-of-at-least-32-bytes");
+    server_ = start_api_server(api_url(directory_), "pods-test-secret-of-at-least-32-bytes");
   }
 
   // Every test leaves the cluster running (its database is dropped at the end).
@@ -236,6 +239,40 @@ TEST_F(Pods, AFencedWriteFollowsTheStoreToItsNewPod) {
   EXPECT_EQ(api_movements(directory_, a_), "0");
   // Its other requests, on either core, follow it too.
   for (int i = 0; i < 4; ++i) EXPECT_EQ(products_listed(a_), 0u);
+}
+
+// A fenced write's retry checks its key as a new request does: a key that expired, or a
+// store whose plan lost the API, while the write waited for the fence is not let through
+// when the fence lifts. The changes are made in the database only (no notice reaches the
+// node's cache), as a key expires by the clock alone.
+TEST_F(Pods, AFencedWritesRetryChecksTheKeyAgain) {
+  const std::string path = stock_path(directory_, a_);
+  for (const char* change : {"update api_keys set expires_at = now() where store_id = $1",
+                             "update stores set plan = 'free' where id = $1"}) {
+    // Cached on both cores (after the previous round's notice, as it was).
+    ASSERT_TRUE(eventually([&] {
+      for (int i = 0; i < 8; ++i)
+        if (request(a_, "GET", "/v1/store").status != 200) return false;
+      return true;
+    }));
+    exec(directory_, "select api.fence_store_writes($1, 1, false)", a_.store.id);
+    // Once the write met the fence (authenticated before the change): the change, then
+    // the lift. Every retry looks the key up again before it tries.
+    const double fenced_before = fenced_tries();
+    std::thread lift([&] {
+      EXPECT_TRUE(eventually([&] { return fenced_tries() > fenced_before; }));
+      exec(directory_, change, a_.store.id);
+      std::this_thread::sleep_for(300ms);
+      exec(directory_, "delete from store_fences where store_id = $1", a_.store.id);
+    });
+    const HttpResponse w = request(a_, "POST", path, R"({"mode":"adjust","quantity":1})");
+    lift.join();
+    EXPECT_EQ(w.status, 503) << change << ": " << w.body;
+    EXPECT_EQ(api_movements(directory_, a_), "0") << change;
+    exec(directory_, "update api_keys set expires_at = null where store_id = $1", a_.store.id);
+    exec(directory_, "update stores set plan = 'advanced' where id = $1", a_.store.id);
+    exec(directory_, "select pg_notify(api.config('invalidate_channel'), 'store:' || $1)", a_.store.id);
+  }
 }
 
 // `pod:<name>` makes the node read the pods table again before it confirms: a pod's

@@ -7,6 +7,7 @@
 
 #include "admin/admin_cli.hpp"
 #include "support/readiness.hpp"
+#include "support/runtime_role.hpp"
 
 namespace storeapi::testing {
 namespace {
@@ -38,7 +39,7 @@ ReadWorld::ReadWorld(const std::vector<std::vector<std::string>>& seeds) {
     admin_ok({"store", "set-rate-limit", "--store", store.id, "--rpm", "100000000"}, db_.url());
     stores_.push_back({store.id, db_.create_key(store.id, "read").key});
   }
-  server_ = start_api_server(db_.url(), "read-tests-secret-at-least-32-bytes");
+  server_ = start_api_server(api_url(db_), "read-tests-secret-at-least-32-bytes");
 }
 
 std::vector<std::vector<std::string>> ReadWorld::rows(const std::string& sql) {

@@ -5,6 +5,7 @@
 #include "admin/json.hpp"
 #include "admin/seed.hpp"
 #include "support/readiness.hpp"
+#include "support/runtime_role.hpp"
 
 namespace storeapi::testing {
 namespace {
@@ -56,7 +57,7 @@ long long SeededServer::events_of(const std::string& id, const std::string& type
                id, type);
 }
 
-void SeededServer::start_server() { server_ = start_api_server(db_.url(), "seeded-server-test-secret-of-32-bytes", settings_); }
+void SeededServer::start_server() { server_ = start_api_server(api_url(db_), "seeded-server-test-secret-of-32-bytes", settings_); }
 
 void SeededServer::restart() {
   EXPECT_EQ(server_->terminate(), 0);

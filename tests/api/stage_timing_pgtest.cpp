@@ -14,6 +14,7 @@
 #include "support/readiness.hpp"
 #include "support/server_process.hpp"
 #include "support/test_database.hpp"
+#include "support/runtime_role.hpp"
 
 namespace storeapi::testing {
 namespace {
@@ -23,7 +24,7 @@ constexpr const char* kStages[] = {"read_wait", "parse", "auth", "db_queue", "db
 
 std::unique_ptr<ServerProcess> start_server(const TestDatabase& db, const std::string& stage_timing) {
   ProcessOptions options;
-  options.env = {{"STOREAPI_DATABASE_URL", db.url()}, {"STOREAPI_SECRET", "stage-timing-test-secret-of-32-bytes"},
+  options.env = {{"STOREAPI_DATABASE_URL", api_url(db)}, {"STOREAPI_SECRET", "stage-timing-test-secret-of-32-bytes"},
                  {"STOREAPI_ACCESS_LOG", "off"}, {"STOREAPI_THREADS", "2"}};
   if (!stage_timing.empty()) options.env["STOREAPI_STAGE_TIMING"] = stage_timing;
   auto server = std::make_unique<ServerProcess>(options);
@@ -98,7 +99,7 @@ TEST(StageTiming, OffByDefaultRecordsNothing) {
 TEST(StageTiming, ASettingOtherThanOnOrOffStopsTheStart) {
   TestDatabase db;
   ProcessOptions options;
-  options.env = {{"STOREAPI_DATABASE_URL", db.url()}, {"STOREAPI_STAGE_TIMING", "yes"}};
+  options.env = {{"STOREAPI_DATABASE_URL", api_url(db)}, {"STOREAPI_STAGE_TIMING", "yes"}};
   options.wait_for_listening = false;
   ServerProcess server(options);
   const auto status = server.wait_exit(std::chrono::seconds(30));

@@ -8,6 +8,7 @@
 #include "admin/admin_cli.hpp"
 #include "support/poll.hpp"
 #include "support/readiness.hpp"
+#include "support/runtime_role.hpp"
 
 namespace storeapi::testing {
 
@@ -85,7 +86,7 @@ void AuthTest::launch_server(unsigned threads, unsigned conns_per_thread,
   threads_ = threads;
   conns_per_thread_ = conns_per_thread;
   ProcessOptions options;
-  options.env = {{"STOREAPI_DATABASE_URL", db_.url()},
+  options.env = {{"STOREAPI_DATABASE_URL", api_url(db_)},
                  {"STOREAPI_THREADS", std::to_string(threads)},
                  {"STOREAPI_DB_CONNS_PER_THREAD", std::to_string(conns_per_thread)},
                  {"STOREAPI_ACCESS_LOG", "off"}};

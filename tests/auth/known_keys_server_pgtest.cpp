@@ -16,6 +16,7 @@
 #include "support/metrics_scrape.hpp"
 #include "support/poll.hpp"
 #include "support/readiness.hpp"
+#include "support/runtime_role.hpp"
 
 namespace storeapi::testing {
 namespace {
@@ -69,7 +70,7 @@ TEST_F(KnownKeysServer, UnknownKeyIsRefusedWithoutAQuery) {
 TEST_F(KnownKeysServer, CreatedKeyWorksAtOnceOnTwoServersAndRevocationRefusesAtOnce) {
   auto store = db_.create_store();
   ProcessOptions options;
-  options.env = {{"STOREAPI_DATABASE_URL", db_.url()},
+  options.env = {{"STOREAPI_DATABASE_URL", api_url(db_)},
                  {"STOREAPI_THREADS", std::to_string(kThreads)},
                  {"STOREAPI_ACCESS_LOG", "off"}};
   ServerProcess second(options);

@@ -34,6 +34,10 @@ TEST(IpNetworks, RefusesSpecialPurposeAddresses) {
       {"0.0.0.0", "unspecified"},       {"::", "unspecified"},             {"255.255.255.255", "reserved"},
       {"64:ff9b::a00:1", "private"},    {"64:ff9b::7f00:1", "loopback"},   {"2002:7f00:1::", "loopback"},
       {"2002:a9fe:a9fe::1", "link-local"}, {"::127.0.0.1", "reserved"},    {"2001:0:4136:e378::1", "reserved"},
+      // The clouds' metadata and platform endpoints (sources in src/common/ip_networks.cpp).
+      {"168.63.129.16", "cloud metadata (Azure)"}, {"::ffff:168.63.129.16", "cloud metadata (Azure)"},
+      {"100.100.100.200", "cloud metadata (Alibaba Cloud)"}, {"fd00:ec2::254", "cloud metadata (AWS)"},
+      {"169.254.170.2", "link-local"},  {"169.254.0.23", "link-local"},    {"192.0.0.192", "reserved"},
   };
   DestinationPolicy none = policy();
   for (const auto& [address, range] : cases) {

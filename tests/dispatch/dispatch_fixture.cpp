@@ -1,6 +1,7 @@
 #include "dispatch_fixture.hpp"
 
 #include "admin/webhooks.hpp"
+#include "support/runtime_role.hpp"
 
 #include <signal.h>
 #include <sys/wait.h>
@@ -76,7 +77,7 @@ void DispatchTest::SetUp() {
 
 Settings DispatchTest::settings() const {
   return {
-      {"STOREAPI_DATABASE_URL", db_->url()},
+      {"STOREAPI_DATABASE_URL", api_url(*db_)},
       {"STOREAPI_WEBHOOK_RETRY_SCHEDULE", "1,1"},
       {"STOREAPI_WEBHOOK_TIMEOUT_MS", "1000"},
       {"STOREAPI_SMTP_TIMEOUT_MS", "2000"},

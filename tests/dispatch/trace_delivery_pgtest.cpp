@@ -12,6 +12,7 @@
 #include "dispatch/dispatch_fixture.hpp"
 #include "api/seeded_server.hpp"
 #include "support/poll.hpp"
+#include "support/runtime_role.hpp"
 
 namespace storeapi::testing {
 namespace {
@@ -50,7 +51,7 @@ class TraceToDelivery : public ::testing::Test {
   }
 
   Settings dispatcher_settings(const SmtpSink& sink) {
-    return {{"STOREAPI_DATABASE_URL", server_.database().url()},
+    return {{"STOREAPI_DATABASE_URL", api_url(server_.database())},
             {"STOREAPI_SMTP_URL", sink.url()},
             {"STOREAPI_DISPATCH_POLL_MS", "500"}};
   }

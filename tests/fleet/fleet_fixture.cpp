@@ -1,6 +1,7 @@
 #include "fleet/fleet_fixture.hpp"
 
 #include "support/readiness.hpp"
+#include "support/runtime_role.hpp"
 
 namespace storeapi::testing {
 
@@ -11,7 +12,7 @@ void FleetTest::SetUp() {
 
 std::unique_ptr<ServerProcess> FleetTest::start_node(std::uint16_t port, const std::map<std::string, std::string>& settings) {
   ProcessOptions options;
-  options.env = {{"STOREAPI_DATABASE_URL", db_.url()},
+  options.env = {{"STOREAPI_DATABASE_URL", api_url(db_)},
                  {"STOREAPI_THREADS", "2"},
                  {"STOREAPI_ACCESS_LOG", "off"},
                  {"STOREAPI_LISTEN", "127.0.0.1:" + std::to_string(port)}};

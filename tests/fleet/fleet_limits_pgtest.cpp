@@ -9,6 +9,7 @@
 
 #include "fleet/fleet_fixture.hpp"
 #include "support/poll.hpp"
+#include "support/runtime_role.hpp"
 
 namespace storeapi::testing {
 namespace {
@@ -260,7 +261,7 @@ TEST_F(Fleet, AFlushedScriptIsSentAgain) {
 TEST_F(Fleet, ABadOrUnreachableRedisSettingStopsTheStart) {
   auto start_with = [&](const std::string& url) {
     ProcessOptions options;
-    options.env = {{"STOREAPI_DATABASE_URL", db_.url()}, {"STOREAPI_REDIS_URL", url}};
+    options.env = {{"STOREAPI_DATABASE_URL", api_url(db_)}, {"STOREAPI_REDIS_URL", url}};
     options.wait_for_listening = false;
     auto node = std::make_unique<ServerProcess>(options);
     auto status = node->wait_exit(std::chrono::seconds(30));

@@ -19,6 +19,7 @@
 
 #include "auth/auth_fixture.hpp"
 #include "support/poll.hpp"
+#include "support/runtime_role.hpp"
 
 namespace storeapi::testing {
 namespace {
@@ -113,7 +114,7 @@ TEST_F(Restart, ANewProcessOnTheSamePortTakesOverWithNoRefusedConnection) {
   });
   EXPECT_TRUE(eventually([&] { return answered > 20; }));
   ProcessOptions options;
-  options.env = {{"STOREAPI_DATABASE_URL", db_.url()}, {"STOREAPI_THREADS", "2"}, {"STOREAPI_ACCESS_LOG", "off"},
+  options.env = {{"STOREAPI_DATABASE_URL", api_url(db_)}, {"STOREAPI_THREADS", "2"}, {"STOREAPI_ACCESS_LOG", "off"},
                  {"STOREAPI_LISTEN", "127.0.0.1:" + std::to_string(port)}, {"STOREAPI_TAKEOVER", "on"}};
   ServerProcess successor(options);  // returns once it listens, i.e. once it is ready
   server().signal(SIGTERM);

@@ -20,6 +20,7 @@
 #include "support/poll.hpp"
 #include "support/tcp_forwarder.hpp"
 #include "support/throwaway_cluster.hpp"
+#include "support/runtime_role.hpp"
 
 namespace storeapi::testing {
 namespace {
@@ -228,7 +229,7 @@ TEST_F(FleetStandby, ASeedIsAWriteOfItsStore) {
 
 TEST_F(FleetStandby, OneNodeWithoutRedisKeepsItsOwnWritePositions) {
   ProcessOptions options;
-  options.env = {{"STOREAPI_DATABASE_URL", db_.url()},
+  options.env = {{"STOREAPI_DATABASE_URL", api_url(db_)},
                  {"STOREAPI_THREADS", "2"},
                  {"STOREAPI_ACCESS_LOG", "off"},
                  {"STOREAPI_REPLICA_URLS", replica_urls_}};
@@ -295,7 +296,7 @@ TEST_F(FleetStandby, AWriteRightAfterItsNodeStartsWaitsForTheStandbyToo) {
   through_forwarder.replace(through_forwarder.find(standby_port), standby_port.size(),
                             ":" + std::to_string(to_standby.port()) + "/");
   ProcessOptions options;
-  options.env = {{"STOREAPI_DATABASE_URL", db_.url()}, {"STOREAPI_THREADS", "2"}, {"STOREAPI_ACCESS_LOG", "off"}};
+  options.env = {{"STOREAPI_DATABASE_URL", api_url(db_)}, {"STOREAPI_THREADS", "2"}, {"STOREAPI_ACCESS_LOG", "off"}};
   options.env.merge(fleet_settings());
   options.env.insert_or_assign("STOREAPI_REDIS_URL", redis_.url(to_redis.port()));
   options.env.insert_or_assign("STOREAPI_REPLICA_URLS", through_forwarder);
@@ -318,7 +319,7 @@ TEST_F(FleetStandby, AWriteRightAfterItsNodeStartsWaitsForTheStandbyToo) {
 TEST_F(FleetStandby, ABadReplicaSettingStopsTheStart) {
   auto start_with = [&](const std::string& replicas, int exit_code) {
     ProcessOptions options;
-    options.env = {{"STOREAPI_DATABASE_URL", db_.url()}, {"STOREAPI_REPLICA_URLS", replicas}};
+    options.env = {{"STOREAPI_DATABASE_URL", api_url(db_)}, {"STOREAPI_REPLICA_URLS", replicas}};
     options.wait_for_listening = false;
     ServerProcess node(options);
     EXPECT_EQ(node.wait_exit(std::chrono::seconds(30)), exit_code);

@@ -33,6 +33,7 @@
 #include "support/server_process.hpp"
 #include "support/test_database.hpp"
 #include "support/webhook_receiver.hpp"
+#include "support/runtime_role.hpp"
 #include "support/write_ledger.hpp"
 
 #include <gtest/gtest.h>
@@ -109,8 +110,8 @@ class StoreMoveOverHttp : public ::testing::Test {
 
     for (TestDatabase* db : {directory_, second_})
       dispatchers_.push_back(std::make_unique<DispatcherProcess>(
-          Settings{{"STOREAPI_DATABASE_URL", db->url()}, {"STOREAPI_DISPATCH_POLL_MS", "200"}}));
-    for (int i = 0; i < 2; ++i) nodes_.push_back(start_api_server(directory_->url(), kSecret));
+          Settings{{"STOREAPI_DATABASE_URL", api_url(*db)}, {"STOREAPI_DISPATCH_POLL_MS", "200"}}));
+    for (int i = 0; i < 2; ++i) nodes_.push_back(start_api_server(api_url(*directory_), kSecret));
   }
 
   HttpResponse request(std::size_t node, std::string_view method, std::string_view path, std::string_view body = {},

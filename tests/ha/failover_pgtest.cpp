@@ -44,6 +44,7 @@
 #include "support/poll.hpp"
 #include "support/readiness.hpp"
 #include "support/throwaway_cluster.hpp"
+#include "support/runtime_role.hpp"
 
 namespace storeapi::testing {
 namespace {
@@ -105,7 +106,7 @@ HttpResponse write_stock(std::uint16_t port, const std::string& key, const std::
 TEST(Failover, PrimaryKilledUnderIdempotentWritersStandbyPromoted) {
   SynchronousPair pair;
   SeededServer env(multi_host_url(pair.primary, pair.standby));
-  auto node_b = start_api_server(env.database().url(), kSecret);
+  auto node_b = start_api_server(api_url(env.database()), kSecret);
   const std::string product = env.live_variant(0).product;
   StockWriters writers(env, "failover", {env.port(), node_b->port()});
 
@@ -190,7 +191,7 @@ TEST(Failover, WritesWaitForAStoppedSynchronousStandbyAndAreNeverCancelled) {
   // The bound: an answer overdue by the statement timeout + 1 s is given up (503).
   const std::map<std::string, std::string> settings{{"STOREAPI_DB_TIMEOUT_MS", "1000"}};
   SeededServer env(multi_host_url(pair.primary, pair.standby), settings);
-  auto node_b = start_api_server(env.database().url(), kSecret, settings);
+  auto node_b = start_api_server(api_url(env.database()), kSecret, settings);
   // Each write on a product of its own: a commit waiting for the standby keeps its rows
   // locked, and a write on the same rows would only wait for the lock (and be cancelled
   // by the statement timeout, rightly: it never committed).

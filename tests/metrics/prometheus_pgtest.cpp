@@ -19,6 +19,7 @@
 #include "support/dispatcher_process.hpp"
 #include "support/free_port.hpp"
 #include "support/poll.hpp"
+#include "support/runtime_role.hpp"
 
 namespace storeapi::testing {
 namespace {
@@ -96,7 +97,7 @@ TEST_F(PrometheusScrape, PromQlSeesTheRequestsAndThe429sThisTestCaused) {
   for (int i = 0; i < 6; ++i) throttled += get("/v1/store", bearer(key.key)).status == 429;
   ASSERT_GE(throttled, 1);
 
-  DispatcherProcess dispatcher({{"STOREAPI_DATABASE_URL", db_.url()}});
+  DispatcherProcess dispatcher({{"STOREAPI_DATABASE_URL", api_url(db_)}});
   ASSERT_TRUE(eventually([&] { return dispatcher.metrics_port() != 0; })) << dispatcher.stderr_text();
 
   Prometheus prometheus({{"storeapi", server().metrics_port()}, {"storeapi-dispatch", dispatcher.metrics_port()}});

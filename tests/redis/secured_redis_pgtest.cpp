@@ -20,6 +20,7 @@
 #include "support/poll.hpp"
 #include "support/redis_process.hpp"
 #include "support/test_certificates.hpp"
+#include "support/runtime_role.hpp"
 
 namespace storeapi::testing {
 namespace {
@@ -45,7 +46,7 @@ class SecuredRedis : public AuthTest {
   std::pair<int, std::string> refused_start(const Settings& settings) {
     ProcessOptions options;
     options.env = settings;
-    options.env.emplace("STOREAPI_DATABASE_URL", db_.url());
+    options.env.emplace("STOREAPI_DATABASE_URL", api_url(db_));
     options.wait_for_listening = false;
     ServerProcess node(options);
     const auto status = node.wait_exit(std::chrono::seconds(30));

@@ -1,4 +1,5 @@
 #include "support/test_pod.hpp"
+#include "support/runtime_role.hpp"
 
 namespace storeapi::testing {
 
@@ -6,7 +7,7 @@ TestPod::TestPod(TestDatabase& directory, std::string name, const std::string& c
     : directory_(directory), name_(std::move(name)), db_(TestDatabase::Schema::migrated, cluster_url) {
   auto conn = directory_.connect();
   pqxx::work work(*conn);
-  work.exec_params("insert into pods (name, url) values ($1, $2)", name_, db_.url());
+  work.exec_params("insert into pods (name, url) values ($1, $2)", name_, api_url(db_));
   work.commit();
 }
 

@@ -121,6 +121,12 @@ void ThrowawayCluster::initdb() {
     throw std::runtime_error("initdb failed:\n" + read_file(log));
   configure();
   start();
+  // The runtime role (docs/DEPLOY.md "Database roles"), as tools/dev-db makes it: the API
+  // servers of the tests connect as it (support/runtime_role.hpp). A standby has it from here.
+  if (run({kBin + "psql", "-h", "127.0.0.1", "-p", std::to_string(port_), "-U", db_user(), "-d", "postgres",
+           "-v", "ON_ERROR_STOP=1", "-qc", "create role storeapi login"},
+          log) != 0)
+    throw std::runtime_error("creating the runtime role failed:\n" + read_file(log));
 }
 
 void ThrowawayCluster::base_backup(const ThrowawayCluster& primary) {
@@ -186,6 +192,10 @@ void ThrowawayCluster::freeze() {
 void ThrowawayCluster::thaw() {
   for (pid_t pid : cluster_processes(dir_ + "/data")) ::kill(pid, SIGCONT);
 }
+
+std::string cluster_superuser() { return db_user(); }
+
+std::string ThrowawayCluster::server_log() const { return read_file(dir_ + "/server.log"); }
 
 std::string ThrowawayCluster::url(const std::string& database) const {
   return "postgresql://" + db_user() + "@" + host_.address + ":" + std::to_string(port_) + "/" + database;

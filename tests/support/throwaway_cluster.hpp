@@ -3,7 +3,7 @@
 // port, for tests that stop and start the database under a running server: stopping the
 // shared cluster of tools/test would fail every other test running beside them. As root
 // it runs as the `postgres` user (like tools/dev-db); trust authentication, fsync off,
-// wal_level = logical.
+// wal_level = logical; with the runtime role `storeapi` (docs/DEPLOY.md "Database roles").
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -46,6 +46,8 @@ class ThrowawayCluster {
   // of `database`.
   std::string url(const std::string& database = "postgres") const;
   std::uint16_t port() const noexcept { return port_; }
+  // What the server has logged so far.
+  std::string server_log() const;
   // pg_ctl stop -m immediate: every process quits at once, as in a crash; start() brings
   // it back (crash recovery).
   void kill();
@@ -72,6 +74,10 @@ class ThrowawayCluster {
 
   friend std::string multi_host_url(const ThrowawayCluster&, const ThrowawayCluster&, const std::string&);
 };
+
+// The superuser of the test clusters (theirs and tools/test's): `postgres` as root, else
+// the caller. What the store move tests give as the mover (STOREAPI_MOVER_USER).
+std::string cluster_superuser();
 
 // A libpq URL naming both clusters, as an operator's STOREAPI_DATABASE_URL names a primary
 // and its standby: `postgresql://user@127.0.0.1:P1,127.0.0.1:P2/postgres?target_session_attrs=…`.
