@@ -15,6 +15,7 @@
 #include "admin/stock_history.hpp"
 #include "admin/store_copies.hpp"
 #include "admin/store_move.hpp"
+#include "admin/store_restore.hpp"
 #include "admin/stores.hpp"
 #include "admin/validate.hpp"
 #include "admin/webhook_deliveries.hpp"
@@ -110,6 +111,10 @@ void cmd_store_set_rate_limit(JsonWriter& json, pqxx::connection& conn, const Fl
 
 void cmd_store_move(JsonWriter& json, pqxx::connection& conn, const Flags& f) {
   move_store(json, conn, database_url(f.find("database-url")), f.get("store"), f.get("to"));
+}
+
+void cmd_store_restore(JsonWriter& json, pqxx::connection& conn, const Flags& f) {
+  restore_store(json, conn, database_url(f.find("database-url")), f.get("store"), f.get("from"));
 }
 
 void cmd_staff_add(JsonWriter& json, pqxx::connection& conn, const Flags& f) {
@@ -238,6 +243,7 @@ const std::vector<Command>& commands() {
       {"store set-plan", {{"store", "plan"}, {}}, cmd_store_set_plan, true},
       {"store set-rate-limit", {{"store", "rpm"}, {}}, cmd_store_set_rate_limit, true},
       {"store move", {{"store", "to"}, {}}, cmd_store_move},
+      {"store restore", {{"store", "from"}, {}}, cmd_store_restore},
       {"staff add", {{"store", "email"}, {"access"}}, cmd_staff_add},
       {"key create", {{"store", "name", "access"}, {"scopes", "expires", "by"}}, cmd_key_create, true},
       {"key revoke", {{"key"}, {}}, cmd_key_revoke, true},

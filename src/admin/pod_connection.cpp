@@ -25,6 +25,16 @@ bool has_pods(pqxx::transaction_base& work) {
 
 }  // namespace
 
+Pod open_pod(pqxx::connection& directory, const std::string& directory_url, const std::string& name) {
+  std::optional<std::string> url;
+  {
+    pqxx::nontransaction work(directory);
+    url = pod_url(work, name);
+  }
+  std::string conninfo = url.value_or(directory_url);
+  return {name, conninfo, connect(conninfo)};
+}
+
 std::vector<std::string> pod_names(pqxx::connection_base& directory) {
   pqxx::nontransaction work(directory);
   std::vector<std::string> names;

@@ -30,6 +30,16 @@ class PodConnection {
   pqxx::connection_base* conn_;
 };
 
+// A pod on a connection of its own, main's too, with the URL it was opened with: what a
+// store move or restore works on (the directory's connection stays the mover's, for the
+// record, the lock and the flip). `directory_url` stands for main's.
+struct Pod {
+  std::string name;
+  std::string url;
+  std::unique_ptr<pqxx::connection> conn;
+};
+Pod open_pod(pqxx::connection& directory, const std::string& directory_url, const std::string& name);
+
 // The pods' names, main first.
 std::vector<std::string> pod_names(pqxx::connection_base& directory);
 

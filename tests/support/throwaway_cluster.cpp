@@ -27,8 +27,9 @@ std::string db_user() {
   return pw ? pw->pw_name : "postgres";
 }
 
-// Runs a PostgreSQL program (as `postgres` when root), its output appended to `log`.
-int run(std::vector<std::string> argv, const std::string& log) {
+}  // namespace
+
+int run_as_cluster_owner(std::vector<std::string> argv, const std::string& log) {
   if (as_root()) argv.insert(argv.begin(), {"/usr/sbin/runuser", "-u", "postgres", "--"});
   std::vector<char*> args;
   for (auto& a : argv) args.push_back(a.data());
@@ -47,6 +48,8 @@ int run(std::vector<std::string> argv, const std::string& log) {
   ::waitpid(pid, &status, 0);
   return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
+
+namespace {
 
 std::string read_file(const std::string& path) {
   std::ifstream in(path);
@@ -104,7 +107,7 @@ void ThrowawayCluster::configure() {
 ThrowawayCluster::ThrowawayCluster() {
   make_directory();
   std::string log = dir_ + "/commands.log";
-  if (run({kBin + "initdb", "-D", dir_ + "/data", "-U", db_user(), "--auth=trust", "-E", "UTF8",
+  if (run_as_cluster_owner({kBin + "initdb", "-D", dir_ + "/data", "-U", db_user(), "--auth=trust", "-E", "UTF8",
            "--locale=C.UTF-8", "--no-sync"},
           log) != 0)
     throw std::runtime_error("initdb failed:\n" + read_file(log));
@@ -116,12 +119,24 @@ ThrowawayCluster::ThrowawayCluster(StandbyOf standby) {
   make_directory();
   std::string log = dir_ + "/commands.log";
   // -R writes primary_conninfo and standby.signal: it starts as a streaming hot standby.
-  if (run({kBin + "pg_basebackup", "-D", dir_ + "/data", "-h", "127.0.0.1", "-p", std::to_string(standby.primary.port_),
+  if (run_as_cluster_owner({kBin + "pg_basebackup", "-D", dir_ + "/data", "-h", "127.0.0.1", "-p", std::to_string(standby.primary.port_),
            "-U", db_user(), "-R", "-X", "stream", "--no-sync", "-c", "fast"},
           log) != 0)
     throw std::runtime_error("pg_basebackup failed:\n" + read_file(log));
   configure();
   start();
+}
+
+ThrowawayCluster::ThrowawayCluster(const RestoredBy& restored) {
+  make_directory();
+  try {
+    restored.restore(data_dir(), port_, dir_);
+  } catch (...) {
+    std::error_code ignored;
+    std::filesystem::remove_all(dir_, ignored);
+    throw;
+  }
+  running_ = true;
 }
 
 ThrowawayCluster::~ThrowawayCluster() {
@@ -144,7 +159,7 @@ void ThrowawayCluster::pg_ctl(const std::string& action) {
   if (action == "kill") argv.insert(argv.end(), {"-m", "immediate"});
   // -w: returns once the promoted server accepts writes.
   argv.push_back(action == "kill" ? "stop" : action);
-  if (run(argv, log) != 0)
+  if (run_as_cluster_owner(argv, log) != 0)
     throw std::runtime_error("pg_ctl " + action + " failed:\n" + read_file(log) + read_file(dir_ + "/server.log"));
 }
 

@@ -5,7 +5,9 @@
 // it runs as the `postgres` user (like tools/dev-db); trust authentication, fsync off,
 // wal_level = logical.
 #include <cstdint>
+#include <functional>
 #include <string>
+#include <vector>
 
 namespace storeapi::testing {
 
@@ -18,6 +20,13 @@ class ThrowawayCluster {
     const ThrowawayCluster& primary;
   };
   explicit ThrowawayCluster(StandbyOf standby);
+  // A cluster that `restore` makes in `data_dir` (absent until then) and starts, listening
+  // on `port` with its socket in `socket_dir` (a point-in-time recovery,
+  // tests/backup/backup_repository.hpp); stopped and removed like the others.
+  struct RestoredBy {
+    std::function<void(const std::string& data_dir, std::uint16_t port, const std::string& socket_dir)> restore;
+  };
+  explicit ThrowawayCluster(const RestoredBy& restored);
   // Stops the cluster and removes its directory.
   ~ThrowawayCluster();
   ThrowawayCluster(const ThrowawayCluster&) = delete;
@@ -37,6 +46,9 @@ class ThrowawayCluster {
   // of `database`.
   std::string url(const std::string& database = "postgres") const;
   std::uint16_t port() const noexcept { return port_; }
+  // The data directory, and the directory of its Unix socket (and of the cluster's logs).
+  std::string data_dir() const { return dir_ + "/data"; }
+  const std::string& socket_dir() const noexcept { return dir_; }
   // pg_ctl stop -m immediate: every process quits at once, as in a crash; start() brings
   // it back (crash recovery).
   void kill();
@@ -57,6 +69,10 @@ class ThrowawayCluster {
 
   friend std::string multi_host_url(const ThrowawayCluster&, const ThrowawayCluster&, const std::string&);
 };
+
+// Runs a PostgreSQL program (or pgBackRest) as the user that owns the clusters (`postgres`
+// when root), its output appended to `log`; its exit status.
+int run_as_cluster_owner(std::vector<std::string> argv, const std::string& log);
 
 // A libpq URL naming both clusters, as an operator's STOREAPI_DATABASE_URL names a primary
 // and its standby: `postgresql://user@127.0.0.1:P1,127.0.0.1:P2/postgres?target_session_attrs=…`.
