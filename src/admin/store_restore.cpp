@@ -50,18 +50,31 @@ std::vector<RestoredTable> restored_tables(pqxx::connection& pod, bool on_main) 
   return tables;
 }
 
-// The copy's rows of `table` for the store, inserted by COPY in the pod's transaction;
-// how many. pqxx 6 copies a table name as given, so a parenthesised query copies its rows.
+// The copy's rows of `table` for the store, inserted in the pod's transaction in batches
+// of JSON rows (row_to_json, then json_populate_recordset of the table's own row type:
+// every column's value comes back as it was); how many. (pqxx 6's stream from one
+// connection into another doubles each line's end, so COPY is not used here.)
 std::int64_t copy_rows(pqxx::transaction_base& from, pqxx::transaction_base& to, const RestoredTable& table,
                        const std::string& store_id) {
-  const std::string rows = "select " + table.columns + " from " + from.quote_name(table.name) + " where " +
-                           table.rows(literal(from.conn(), store_id));
-  const auto copied = from.exec1("select count(*) as copied from (" + rows + ") r")["copied"].as<std::int64_t>();
-  pqxx::stream_from source(from, "(" + rows + ")");
-  pqxx::stream_to target(to, to.quote_name(table.name) + " (" + table.columns + ")");
-  target << source;
-  source.complete();
-  target.complete();
+  const std::string name = to.quote_name(table.name);
+  from.exec("declare restored_rows no scroll cursor for select row_to_json(r)::text as row from (select " +
+            table.columns + " from " + name + " where " + table.rows(literal(from.conn(), store_id)) + ") r");
+  const std::string insert = "insert into " + name + " (" + table.columns + ") select " + table.columns +
+                             " from json_populate_recordset(null::" + name + ", $1::json)";
+  std::int64_t copied = 0;
+  for (;;) {
+    const pqxx::result batch = from.exec("fetch 2000 from restored_rows");
+    if (batch.empty()) break;
+    std::string rows = "[";
+    for (const auto& row : batch) {
+      if (rows.size() > 1) rows += ',';
+      rows += row["row"].c_str();
+    }
+    rows += ']';
+    to.exec_params(insert, rows);
+    copied += static_cast<std::int64_t>(batch.size());
+  }
+  from.exec("close restored_rows");
   return copied;
 }
 

@@ -21,6 +21,7 @@
 
 #include "backup/backup_repository.hpp"
 #include "support/poll.hpp"
+#include "support/throwaway_cluster.hpp"
 
 namespace storeapi::testing {
 namespace {

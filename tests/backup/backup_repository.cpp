@@ -3,6 +3,7 @@
 #include <pqxx/pqxx>
 
 #include <pwd.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -25,7 +26,7 @@ std::string read_file(const std::string& path) {
 }
 
 // A shell word: the recovery's arguments hold spaces and quotes (a time, a URL).
-std::string quoted(const std::string& word) {
+std::string shell_word(const std::string& word) {
   std::string out = "'";
   for (char c : word) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
   return out + "'";
@@ -51,7 +52,7 @@ BackupRepository::BackupRepository(ThrowawayCluster& cluster) : cluster_(cluster
          << "repo1-path=" << dir_ << "/repo\nlog-path=" << dir_ << "/log\nlock-path=" << dir_ << "/lock\n"
          << "spool-path=" << dir_ << "/spool\n"
          << "archive-async=y\nstart-fast=y\ncompress-type=zst\nrepo1-retention-full=2\nprocess-max=2\n"
-         << "log-level-console=warn\nlog-level-file=info\n"
+         << "log-level-console=warn\nlog-level-file=off\n"
          << "[" << kStanza << "]\n"
          << "pg1-path=" << cluster_.data_dir() << "\npg1-port=" << cluster_.port() << "\n"
          << "pg1-socket-path=" << cluster_.socket_dir() << "\n";
@@ -61,8 +62,11 @@ BackupRepository::BackupRepository(ThrowawayCluster& cluster) : cluster_(cluster
     pqxx::connection conn(cluster_.url());
     pqxx::nontransaction work(conn);
     work.exec0("alter system set archive_mode = on");
-    work.exec0("alter system set archive_command = " +
-               work.quote("pgbackrest --config=" + config_ + " --stanza=" + kStanza + " archive-push %p"));
+    // Appended, not quote()d: pqxx's quote() trips g++ 12's -Wrestrict.
+    std::string command = "alter system set archive_command = '";
+    command += work.esc("pgbackrest --config=" + config_ + " --stanza=" + kStanza + " archive-push %p");
+    command += "'";
+    work.exec0(command);
   }
   cluster_.stop();  // archive_mode takes a restart
   cluster_.start();
@@ -93,10 +97,7 @@ void BackupRepository::archive_current_wal() {
   const auto segment = work.exec1("select pg_walfile_name(pg_switch_wal())")[0].as<std::string>();
   if (!eventually(
           [&] {
-            return work
-                .exec1("select coalesce(last_archived_wal >= " + work.quote(segment) +
-                       ", false)"
-                       " from pg_stat_archiver")[0]
+            return work.exec_params1("select coalesce(last_archived_wal >= $1, false) from pg_stat_archiver", segment)[0]
                 .as<bool>();
           },
           std::chrono::seconds(60)))
@@ -109,13 +110,13 @@ BackupRepository::Recovery BackupRepository::recover(const std::string& target, 
   const std::string report = dir_ + "/recovery-" + std::to_string(::time(nullptr)) + ".json";
   recovery.cluster = std::make_unique<ThrowawayCluster>(
       ThrowawayCluster::RestoredBy{[&](const std::string& data_dir, std::uint16_t port, const std::string& socket_dir) {
-        std::string command = std::string(STOREAPI_RECOVER_SCRIPT) + " --config " + quoted(config_) + " --stanza " +
-                              kStanza + " --pg-path " + quoted(data_dir) + " --port " + std::to_string(port) +
-                              " --socket-dir " + quoted(socket_dir) + " --scratch --timeout 120 --database " +
-                              quoted(database);
-        command += target.empty() ? " --to-end" : " --target " + quoted(target);
-        if (!history_from.empty()) command += " --history-from " + quoted(history_from);
-        if (run_as_cluster_owner({"/bin/sh", "-c", command + " >" + quoted(report)}, dir_ + "/commands.log") != 0)
+        std::string command = std::string(STOREAPI_RECOVER_SCRIPT) + " --config " + shell_word(config_) + " --stanza " +
+                              kStanza + " --pg-path " + shell_word(data_dir) + " --port " + std::to_string(port) +
+                              " --socket-dir " + shell_word(socket_dir) + " --scratch --timeout 120 --database " +
+                              shell_word(database);
+        command += target.empty() ? " --to-end" : " --target " + shell_word(target);
+        if (!history_from.empty()) command += " --history-from " + shell_word(history_from);
+        if (run_as_cluster_owner({"/bin/sh", "-c", command + " >" + shell_word(report)}, dir_ + "/commands.log") != 0)
           throw std::runtime_error("storeapi-recover failed:\n" + log());
       }});
   recovery.report = read_file(report);

@@ -34,6 +34,7 @@
 #include "backup/backup_repository.hpp"
 #include "support/dispatcher_process.hpp"
 #include "support/poll.hpp"
+#include "support/throwaway_cluster.hpp"
 #include "support/readiness.hpp"
 #include "support/webhook_receiver.hpp"
 
@@ -102,10 +103,9 @@ bool outbox_drained(pqxx::connection& conn) {
 }
 
 Settings dispatcher_settings(const std::string& url) {
-  return {{"STOREAPI_DATABASE_URL", url},
-          {"STOREAPI_WEBHOOK_RETRY_SCHEDULE", "1,1"},
-          {"STOREAPI_WEBHOOK_TIMEOUT_MS", "1000"},
-          {"STOREAPI_DISPATCH_POLL_MS", "200"}};
+  return {{"STOREAPI_DATABASE_URL", url},          {"STOREAPI_WEBHOOK_RETRY_SCHEDULE", "1,1"},
+          {"STOREAPI_WEBHOOK_TIMEOUT_MS", "1000"}, {"STOREAPI_DISPATCH_POLL_MS", "200"},
+          {"STOREAPI_DISPATCH_LEASE_MS", "4000"},  {"STOREAPI_SMTP_TIMEOUT_MS", "2000"}};
 }
 
 TEST(PointInTimeRecovery, KeepsEveryWriteBeforeTheTargetAndNoneAfter) {
@@ -207,8 +207,8 @@ TEST(PointInTimeRecovery, KeepsEveryWriteBeforeTheTargetAndNoneAfter) {
   }
   std::printf(
       "point-in-time recovery: %ld writes acknowledged before T, %ld sent after T, %ld in flight at T; "
-      "recovered in %.1f s\n%s\n",
-      before, after, in_flight, recovery_seconds, recovery.report.c_str());
+      "recovered in %.1f s\n",
+      before, after, in_flight, recovery_seconds);
   ASSERT_GT(before, 10);
   ASSERT_GT(after, 10);
 

@@ -132,6 +132,9 @@ ThrowawayCluster::ThrowawayCluster(const RestoredBy& restored) {
   try {
     restored.restore(data_dir(), port_, dir_);
   } catch (...) {
+    // A restore that failed after starting the server leaves it running: stopped first.
+    if (std::filesystem::exists(data_dir() + "/postmaster.pid"))
+      run_as_cluster_owner({kBin + "pg_ctl", "-D", data_dir(), "-m", "immediate", "stop"}, "/dev/null");
     std::error_code ignored;
     std::filesystem::remove_all(dir_, ignored);
     throw;
