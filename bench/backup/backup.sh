@@ -48,7 +48,9 @@ start-fast=y
 compress-type=zst
 compress-level=3
 process-max=2
-log-level-console=warn
+log-level-console=error
+log-level-file=off
+repo1-retention-full=2
 [bench]
 pg1-path=$work/data
 pg1-port=$port
