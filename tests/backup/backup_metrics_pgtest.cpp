@@ -7,9 +7,9 @@
 //     differential) brings it down and exports that type's time too;
 //   - archived segments are counted; with archive_command broken the failures rise and the
 //     last failure is newer than the last success, what StoreapiWalArchivingFailing fires on.
-// Seen failing: with the age computed from the oldest backup instead of the newest, the
-// differential does not bring it down; with pg_stat_archiver's counters swapped the
-// failures stay 0.
+// Seen failing (tools/mutants): with the age computed from the oldest backup instead of
+// the newest, the differential does not bring it down; with pg_stat_archiver's
+// failed_count not read, the failures stay 0.
 #include <gtest/gtest.h>
 #include <pqxx/pqxx>
 

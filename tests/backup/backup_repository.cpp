@@ -18,13 +18,6 @@
 namespace storeapi::testing {
 namespace {
 
-std::string read_file(const std::string& path) {
-  std::ifstream in(path);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
 // A shell word: the recovery's arguments hold spaces and quotes (a time, a URL).
 std::string shell_word(const std::string& word) {
   std::string out = "'";

@@ -14,9 +14,9 @@
 //   - no webhook whose delivery the recovered database records as done is sent again; each
 //     one the receiver saw that it does not record is either sent again (its event is
 //     there) or named by the recovery report as delivered after T, its event gone.
-// Seen failing: with --type=time left out of the script (recovery to the archive's end) the
-// writes after T are there and the deleted rows are not; with the report's history query
-// bounded by `< T` instead of `>= T` the report names nothing.
+// Seen failing (tools/mutants): with --type=time left out of the script (recovery to the
+// archive's end) the writes after T are there and the deleted rows are not; with the
+// report's history query bounded by `< T` instead of `>= T` the report names nothing.
 #include <gtest/gtest.h>
 #include <pqxx/pqxx>
 #include <simdjson.h>

@@ -29,6 +29,13 @@ std::string db_user() {
 
 }  // namespace
 
+std::string read_file(const std::string& path) {
+  std::ifstream in(path);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
 int run_as_cluster_owner(std::vector<std::string> argv, const std::string& log) {
   if (as_root()) argv.insert(argv.begin(), {"/usr/sbin/runuser", "-u", "postgres", "--"});
   std::vector<char*> args;
@@ -51,12 +58,6 @@ int run_as_cluster_owner(std::vector<std::string> argv, const std::string& log) 
 
 namespace {
 
-std::string read_file(const std::string& path) {
-  std::ifstream in(path);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 // The postmaster (first line of postmaster.pid) and its children.
 std::vector<pid_t> cluster_processes(const std::string& data_dir) {

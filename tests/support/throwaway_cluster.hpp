@@ -73,6 +73,8 @@ class ThrowawayCluster {
 // Runs a PostgreSQL program (or pgBackRest) as the user that owns the clusters (`postgres`
 // when root), its output appended to `log`; its exit status.
 int run_as_cluster_owner(std::vector<std::string> argv, const std::string& log);
+// The whole file ("" when it cannot be read): a log, for an error message.
+std::string read_file(const std::string& path);
 
 // A libpq URL naming both clusters, as an operator's STOREAPI_DATABASE_URL names a primary
 // and its standby: `postgresql://user@127.0.0.1:P1,127.0.0.1:P2/postgres?target_session_attrs=…`.
