@@ -21,6 +21,7 @@
 #include <signal.h>
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <map>
@@ -113,6 +114,10 @@ TEST(StoreRestore, OneStoreBackToTheTargetWhileTheOthersServe) {
   std::atomic<bool> stop{false};
   std::mutex mutex;
   std::map<int, long> b_statuses, c_statuses;
+  // C's read latencies (ms) by what went on: 0 nothing yet, 1 the killed runs, 2 the run
+  // that finishes, 3 after it. Printed, not asserted (a shared machine's timings).
+  std::atomic<int> stage{0};
+  std::map<int, std::vector<double>> c_latencies;
   std::vector<std::string> b_acknowledged;
   const VariantRef b_variant = env.live_variant(0, b_store.id);
   env.exec("update variants set stock = 100000 where id = $1", b_variant.variant);
@@ -136,6 +141,8 @@ TEST(StoreRestore, OneStoreBackToTheTargetWhileTheOthersServe) {
   std::thread c_reader([&] {
     while (!stop) {
       int status = 0;
+      const int at = stage;
+      const auto sent = std::chrono::steady_clock::now();
       try {
         status =
             HttpClient(env.port(), 10s).get("/v1/products?limit=5", {{"Authorization", "Bearer " + c_key.key}}).status;
@@ -143,8 +150,16 @@ TEST(StoreRestore, OneStoreBackToTheTargetWhileTheOthersServe) {
       }
       std::lock_guard lock(mutex);
       ++c_statuses[status];
+      c_latencies[at].push_back(
+          std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - sent).count());
     }
   });
+
+  EXPECT_TRUE(eventually([&] {
+    std::lock_guard lock(mutex);
+    return c_latencies[0].size() >= 50;
+  }));
+  stage = 1;
 
   // Killed at its fence: a write of A in flight (the fence lock held shared, as every API
   // write holds it until its commit) holds the fence back. Nothing is fenced yet; A's
@@ -206,12 +221,23 @@ TEST(StoreRestore, OneStoreBackToTheTargetWhileTheOthersServe) {
             404)
       << "the killed replace changed nothing";
 
+  stage = 2;
   CliResult restored = run_admin({"store", "restore", "--store", a, "--from", copy_url}, env.database().url());
+  stage = 3;
   ASSERT_EQ(restored.exit_code, 0) << restored.err;
   std::this_thread::sleep_for(500ms);  // the load goes on a little after the lift
   stop = true;
   b_writer.join();
   c_reader.join();
+  for (auto& [at, latencies] : c_latencies) {
+    std::sort(latencies.begin(), latencies.end());
+    std::printf("store restore: store C's reads %s: %zu, p99 %.1f ms\n",
+                at == 0   ? "before"
+                : at == 1 ? "during the killed runs"
+                : at == 2 ? "during the restore"
+                          : "after",
+                latencies.size(), latencies.empty() ? 0.0 : latencies[latencies.size() * 99 / 100]);
+  }
   simdjson::dom::parser parser;
   auto report = parse_json(parser, restored.out);
   std::printf("store restore: %s\n", restored.out.c_str());
