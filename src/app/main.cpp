@@ -67,7 +67,7 @@ runtime::task<void> listen_once_settled(CoreState& state, std::latch& listening,
       std::fprintf(stderr, "storeapi: core %u waits for its standbys' first poll before it listens\n", core);
       said = true;
     }
-    co_await runtime::sleep_for(std::chrono::milliseconds(2));
+    co_await state.application->progress(part);
   }
   runtime::start_listening(state.listen_fd);
   state.server->start();

@@ -69,6 +69,7 @@ runtime::task<void> PgConnection::drive() {
     if (!conn_) {
       const bool established = co_await establish();
       attempted_ = true;
+      pool_.on_connection_attempted();
       if (established) {
         if (logged_failure_ && id_ == 0) std::fprintf(stderr, "storeapi: %s connection restored\n", pool_.options().label.c_str());
         logged_failure_ = false;
@@ -95,14 +96,14 @@ runtime::task<void> PgConnection::drive() {
     // every submit.
     const auto reply_window = pool_.options().statement_timeout + kReplyMargin;
     const runtime::Deadline deadline =
-        runtime::Deadline::at((head_ ? head_->sent_at : runtime::Clock::now()) + reply_window);
+        runtime::Deadline::at((head_ ? head_->sent_at_ : runtime::Clock::now()) + reply_window);
     runtime::Poll op(PQsocket(conn_), POLLIN | (want_write_ ? POLLOUT : 0), &deadline);
     polling_ = &op;
     int events = co_await op;
     polling_ = nullptr;
     if (events == -ECANCELED) {
       // The deadline, or woken to poll for something else or to close.
-      if (head_ && runtime::Clock::now() >= head_->sent_at + reply_window) {
+      if (head_ && runtime::Clock::now() >= head_->sent_at_ + reply_window) {
         last_error_ = "no answer from the database within the statement timeout";
         broken_ = true;
       }
@@ -134,19 +135,19 @@ void PgConnection::read_results() {
     if (!r) {
       // libpq ends each statement's results with NULL; a NULL we did not expect means
       // nothing more is available yet.
-      if (!u->awaiting_end) break;
-      u->awaiting_end = false;
-      ++u->current;
+      if (!u->awaiting_end_) break;
+      u->awaiting_end_ = false;
+      ++u->current_;
       continue;
     }
     if (PQresultStatus(r) == PGRES_PIPELINE_SYNC) {
       PQclear(r);
-      if (++u->syncs_seen == u->segments()) finish_head(Outcome::done);
+      if (++u->syncs_seen_ == u->segments()) finish_head(Outcome::done);
       continue;
     }
-    if (u->current < u->size()) u->result(u->current) = Result(r);
+    if (u->current_ < u->size()) u->result(u->current_) = Result(r);
     else PQclear(r);
-    u->awaiting_end = true;
+    u->awaiting_end_ = true;
   }
   // A fatal error (server shutdown, terminated backend) leaves libpq's pipeline state
   // unreliable: never resynchronise, drop the connection (docs/PITFALLS.md).
@@ -155,22 +156,21 @@ void PgConnection::read_results() {
 
 void PgConnection::finish_head(Outcome outcome) {
   Unit* u = head_;
-  head_ = u->next;
+  head_ = u->next_;
   if (!head_) tail_ = nullptr;
-  else if (stage_timing::enabled()) head_->first_in_line_at = runtime::Clock::now();
-  u->next = nullptr;
+  else if (stage_timing::enabled()) head_->first_in_line_at_ = runtime::Clock::now();
   --inflight_;
-  u->outcome_ = outcome;
-  u->waiter.resume();
+  u->finish(outcome);
   pool_.on_unit_finished(*this);
 }
 
 void PgConnection::submit(Unit& unit) {
-  unit.connection = this;
-  unit.next = nullptr;
-  unit.sent_at = runtime::Clock::now();
-  unit.first_in_line_at = unit.sent_at;  // unless units are in line before it (finish_head)
-  if (tail_) tail_->next = &unit;
+  unit.move_to(Unit::Phase::sent);
+  unit.connection_ = this;
+  unit.next_ = nullptr;
+  unit.sent_at_ = runtime::Clock::now();
+  unit.first_in_line_at_ = unit.sent_at_;  // unless units are in line before it (finish_head)
+  if (tail_) tail_->next_ = &unit;
   else head_ = &unit;
   tail_ = &unit;
   ++inflight_;
@@ -210,11 +210,9 @@ void PgConnection::close_and_fail_inflight() {
   conn_ = nullptr;
   while (head_) {
     Unit* u = head_;
-    head_ = u->next;
-    u->next = nullptr;
+    head_ = u->next_;
     --inflight_;
-    u->outcome_ = Outcome::unavailable;
-    u->waiter.resume();
+    u->finish(Outcome::unavailable);
   }
   tail_ = nullptr;
   pool_.on_connection_lost();

@@ -2,7 +2,6 @@
 
 #include "metrics/stage_timing.hpp"
 #include "db/connection.hpp"
-#include "runtime/io.hpp"
 
 #include <chrono>
 
@@ -37,7 +36,7 @@ bool landed_on_read_only(Unit& unit) {
 struct Pool::AwaitUnit {
   Unit& unit;
   bool await_ready() const noexcept { return false; }
-  void await_suspend(std::coroutine_handle<> h) noexcept { unit.waiter = h; }
+  void await_suspend(std::coroutine_handle<> h) noexcept { unit.waiter_ = h; }
   Outcome await_resume() const noexcept { return unit.outcome_; }
 };
 
@@ -93,15 +92,20 @@ runtime::task<Outcome> Pool::run_attempts(Unit& unit) {
     const auto entered = stage_timing::now_if_enabled();
     PgConnection* c = pick();
     // A retry follows a reset: give the connections the time to come back (rare path).
-    for (int i = 0; attempt > 0 && !c && i < 100; ++i) {
-      co_await runtime::sleep_for(options_.connect_timeout / 100);
-      c = pick();
+    if (attempt > 0 && !c) {
+      const auto until = runtime::Clock::now() + options_.connect_timeout;
+      while (!c) {
+        const runtime::Woken woken = co_await changed_.wait_until(until);
+        if (woken != runtime::Woken::signalled) break;
+        c = pick();
+      }
     }
     if (!c) co_return Outcome::unavailable;
     if (c->inflight() >= options_.max_inflight_per_connection || queue_head_) {
       if (queued_ >= options_.max_queued) co_return Outcome::overloaded;
-      unit.next = nullptr;
-      if (queue_tail_) queue_tail_->next = &unit;
+      unit.move_to(Unit::Phase::queued);
+      unit.next_ = nullptr;
+      if (queue_tail_) queue_tail_->next_ = &unit;
       else queue_head_ = &unit;
       queue_tail_ = &unit;
       ++queued_;
@@ -111,19 +115,19 @@ runtime::task<Outcome> Pool::run_attempts(Unit& unit) {
     }
     Outcome outcome = co_await AwaitUnit{unit};
     if (stage_timing::enabled() && outcome == Outcome::done) {  // it was sent (else it never left the queue)
-      stage_timing::record(stage_timing::Stage::db_queue, unit.sent_at - entered);
-      stage_timing::record(stage_timing::Stage::db_pipeline, unit.first_in_line_at - unit.sent_at);
-      stage_timing::record_since(stage_timing::Stage::db, unit.first_in_line_at);
+      stage_timing::record(stage_timing::Stage::db_queue, unit.sent_at_ - entered);
+      stage_timing::record(stage_timing::Stage::db_pipeline, unit.first_in_line_at_ - unit.sent_at_);
+      stage_timing::record_since(stage_timing::Stage::db, unit.first_in_line_at_);
     }
     if (outcome == Outcome::done && attempt == 0 && needs_fresh_plan(unit)) {
-      unit.connection->reset();
+      unit.connection_->reset();
       unit.reset_results();
       continue;
     }
     if (outcome == Outcome::done && landed_on_read_only(unit)) {
       // The refused statement changed nothing, so running the unit again is safe; a second
       // refusal means no primary is reachable now: the database's state, answered 503.
-      unit.connection->reset();
+      unit.connection_->reset();
       if (attempt > 0) co_return Outcome::unavailable;
       unit.reset_results();
       continue;
@@ -137,7 +141,7 @@ void Pool::dispatch_queued() {
     PgConnection* c = pick();
     if (!c || c->inflight() >= options_.max_inflight_per_connection) return;
     Unit* u = queue_head_;
-    queue_head_ = u->next;
+    queue_head_ = u->next_;
     if (!queue_head_) queue_tail_ = nullptr;
     --queued_;
     metrics_.queued.dec();
@@ -148,13 +152,11 @@ void Pool::dispatch_queued() {
 void Pool::fail_queued(Outcome why) {
   while (queue_head_) {
     Unit* u = queue_head_;
-    queue_head_ = u->next;
+    queue_head_ = u->next_;
     if (!queue_head_) queue_tail_ = nullptr;
     --queued_;
     metrics_.queued.dec();
-    u->next = nullptr;
-    u->outcome_ = why;
-    u->waiter.resume();
+    u->finish(why);
   }
 }
 
@@ -167,13 +169,17 @@ void Pool::count_connections_up() noexcept {
 void Pool::on_connection_ready(PgConnection&) {
   count_connections_up();
   dispatch_queued();
+  changed_.broadcast();
 }
+
+void Pool::on_connection_attempted() { changed_.broadcast(); }
 
 void Pool::on_connection_lost() {
   ++losses_;
   metrics_.reconnects.inc();
   count_connections_up();
   if (!ready()) fail_queued(Outcome::unavailable);
+  changed_.broadcast();
 }
 
 void Pool::on_unit_finished(PgConnection&) { dispatch_queued(); }

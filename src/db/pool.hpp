@@ -17,6 +17,7 @@
 #include "db/pool_metrics.hpp"
 #include "db/statement.hpp"
 #include "db/unit.hpp"
+#include "runtime/event.hpp"
 #include "runtime/task.hpp"
 
 namespace storeapi::db {
@@ -63,6 +64,9 @@ class Pool {
   // Every connection has made its first attempt (up, or failed and backing off): whether
   // the pool will be ready soon is known.
   bool settled() const noexcept;
+  // Broadcast whenever ready() or settled() may have changed (a connection up, lost, or
+  // done with its first attempt): what a coroutine waiting for them awaits.
+  runtime::Event& changed() noexcept { return changed_; }
   // How many times a connection was lost so far: a standby's replay position read on one
   // session says nothing about the next (db/standbys.hpp).
   std::uint64_t losses() const noexcept { return losses_; }
@@ -72,6 +76,7 @@ class Pool {
 
   // --- for PgConnection ---
   void on_connection_ready(PgConnection& c);
+  void on_connection_attempted();
   void on_connection_lost();
   void on_unit_finished(PgConnection& c);
 
@@ -91,6 +96,7 @@ class Pool {
   std::size_t queued_ = 0;
   std::uint64_t losses_ = 0;
   PoolMetrics metrics_;
+  runtime::Event changed_;
 };
 
 }  // namespace storeapi::db

@@ -104,11 +104,34 @@ bool Standbys::settled() const noexcept {
          runtime::Clock::now() >= started_at_ + stale_after(poll_interval_);
 }
 
+runtime::task<void> Standbys::settle(runtime::Clock::time_point until) {
+  // Settled by a poll (polled_) or by the time a first poll may take (no event marks it).
+  until = std::min(until, started_at_ + stale_after(poll_interval_));
+  while (!settled()) {
+    const runtime::Woken woken = co_await polled_.wait_until(until);
+    if (woken != runtime::Woken::signalled) break;
+  }
+}
+
 runtime::task<void> Standbys::wait_replayed_everywhere(std::uint64_t lsn, std::chrono::milliseconds bound) {
   if (replayed_everywhere(lsn)) co_return;
   waits_.inc();
   const auto deadline = runtime::Clock::now() + bound;
-  while (!replayed_everywhere(lsn) && runtime::Clock::now() < deadline) co_await runtime::sleep_for(poll_interval_);
+  while (!replayed_everywhere(lsn)) {
+    // A poll moves a standby on; a standby whose last poll grows stale leaves the set
+    // waited for without one, so the wait also ends at the first such moment.
+    const auto wake_at = std::min(deadline, next_stale_at());
+    const runtime::Woken woken = co_await polled_.wait_until(wake_at);
+    if (woken == runtime::Woken::broken || (woken == runtime::Woken::timed_out && wake_at == deadline)) co_return;
+  }
+}
+
+runtime::Clock::time_point Standbys::next_stale_at() const noexcept {
+  const auto fresh_since = runtime::Clock::now() - stale_after(poll_interval_);
+  auto earliest = runtime::Clock::time_point::max();
+  for (const auto& s : standbys_)
+    if (s->in_use(fresh_since)) earliest = std::min(earliest, s->polled_at + stale_after(poll_interval_));
+  return earliest;
 }
 
 runtime::task<void> Standbys::poll(Standby& s) {
@@ -118,7 +141,7 @@ runtime::task<void> Standbys::poll(Standby& s) {
     // only count as unavailable); look again soon: the node waits for this standby's
     // first poll before it listens (settled()).
     if (!s.pool.settled()) {
-      co_await runtime::sleep_for(poll_interval_);
+      co_await s.pool.changed().wait();
       continue;
     }
     const std::uint64_t session = s.pool.losses();
@@ -134,6 +157,7 @@ runtime::task<void> Standbys::poll(Standby& s) {
             ? parse_lsn(row.replayed())
             : std::nullopt;
     s.settled = true;
+    polled_.broadcast();
     if (replayed && session == s.pool.losses()) {
       // Never backwards on one session: replay only moves forward.
       s.replayed = s.session == session && s.usable ? std::max(s.replayed, *replayed) : *replayed;

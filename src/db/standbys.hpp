@@ -16,6 +16,7 @@
 #include "db/row.hpp"
 #include "db/statement.hpp"
 #include "metrics/series.hpp"
+#include "runtime/event.hpp"
 #include "runtime/io.hpp"
 #include "runtime/task.hpp"
 
@@ -53,8 +54,8 @@ class Standbys {
   Pool* pick(std::uint64_t lsn) noexcept;
 
   // Waits until every standby in use (the ones pick() may choose from: polled recently,
-  // on their current session, in recovery) has replayed past `lsn`, looking again each
-  // poll interval, for at most `bound` (a standby that lags holds it that long).
+  // on their current session, in recovery) has replayed past `lsn`, looking again after
+  // each poll, for at most `bound` (a standby that lags holds it that long).
   // A wait that does not end at once counts in storeapi_db_standby_waits_total.
   runtime::task<void> wait_replayed_everywhere(std::uint64_t lsn, std::chrono::milliseconds bound);
 
@@ -64,17 +65,22 @@ class Standbys {
   // that hangs holds it back at most as long as an unanswered standby stays in use (1 s
   // at the default poll interval).
   bool settled() const noexcept;
+  // Waits until settled() holds, or `until`.
+  runtime::task<void> settle(runtime::Clock::time_point until);
 
  private:
   struct Standby;
   runtime::task<void> poll(Standby& standby);
   bool replayed_everywhere(std::uint64_t lsn) const noexcept;
+  // When the first standby in use now stops being in use for want of a fresh poll.
+  runtime::Clock::time_point next_stale_at() const noexcept;
 
   std::chrono::milliseconds poll_interval_;
   runtime::Clock::time_point started_at_{};
   metrics::Counter& waits_;
   std::vector<std::unique_ptr<Standby>> standbys_;
   std::size_t turn_ = 0;
+  runtime::Event polled_;  // a poll ended: what a standby says may have changed
 };
 
 }  // namespace storeapi::db

@@ -1,5 +1,6 @@
 #include "db/unit.hpp"
 
+#include <cassert>
 #include <charconv>
 #include <cstring>
 #include <stdexcept>
@@ -64,11 +65,25 @@ Unit::Sending Unit::sending(std::size_t i) noexcept {
 }
 
 void Unit::reset_results() noexcept {
+  // Also after a run that never left the pool (refused: no connection, or overloaded).
+  if (phase_ != Phase::built) move_to(Phase::built);
   for (std::size_t i = 0; i < count_; ++i) results_[i] = Result();
-  current = 0;
-  awaiting_end = false;
-  syncs_seen = 0;
+  current_ = 0;
+  awaiting_end_ = false;
+  syncs_seen_ = 0;
   outcome_ = Outcome::done;
+}
+
+void Unit::move_to(Phase to) noexcept {
+  assert(legal(phase_, to));
+  phase_ = to;
+}
+
+void Unit::finish(Outcome outcome) noexcept {
+  move_to(Phase::finished);
+  next_ = nullptr;
+  outcome_ = outcome;
+  waiter_.resume();
 }
 
 }  // namespace storeapi::db

@@ -70,19 +70,40 @@ class Unit {
   // request's database time in its access-log line, and what stage timing
   // (metrics/stage_timing.hpp) tells apart from the handler's own time.
   std::chrono::steady_clock::duration database_time() const noexcept { return database_time_; }
-  // Forgets results of a previous attempt (before a retry).
+  // Forgets results of a previous attempt (before a retry): finished (or refused before
+  // it was sent) → built.
   void reset_results() noexcept;
 
  private:
   // The connection side: how a pool queues the unit and a connection runs it. Only
-  // db::Pool and db::PgConnection reach it. Its states, in order (docs/ARCHITECTURE.md,
-  // "State machines"): built (add/sync) → queued in a pool (`next` links the queue) or
-  // sent on a connection (`next` links its in-flight list, `sent_at` set) → its results
-  // arrive one by one (`current`, `awaiting_end`, `syncs_seen`) → finished: `outcome_`
-  // set and `waiter` resumed exactly once. A retry (Pool::run) starts again from built
-  // with reset_results().
+  // db::Pool and db::PgConnection reach it, and only through the transitions below
+  // (docs/ARCHITECTURE.md §4a). Legal transitions, each checked where it happens
+  // (move_to, debug builds):
+  //   built    → queued   (Pool: every connection full; `next_` links the pool's queue)
+  //   built    → sent     (PgConnection::submit; `next_` links its in-flight list,
+  //                        `sent_at_` set; results then arrive one by one: `current_`,
+  //                        `awaiting_end_`, `syncs_seen_`)
+  //   queued   → sent     (the pool dispatches its queue)
+  //   queued   → finished (the pool fails its queue: no connection left)
+  //   sent     → finished (its last Sync arrived, or its connection was lost)
+  //   finished → built    (reset_results, before a retry)
+  // Entering finished sets `outcome_` and resumes the waiter, exactly once.
   friend class Pool;
   friend class PgConnection;
+
+  enum class Phase : std::uint8_t { built, queued, sent, finished };
+  static constexpr bool legal(Phase from, Phase to) noexcept {
+    switch (from) {
+      case Phase::built: return to == Phase::queued || to == Phase::sent;
+      case Phase::queued: return to == Phase::sent || to == Phase::finished;
+      case Phase::sent: return to == Phase::finished;
+      case Phase::finished: return to == Phase::built;
+    }
+    return false;
+  }
+  void move_to(Phase to) noexcept;
+  // → finished: the outcome set, the waiting coroutine resumed.
+  void finish(Outcome outcome) noexcept;
 
   struct Sending {
     const char* name;
@@ -93,18 +114,19 @@ class Unit {
   Sending sending(std::size_t i) noexcept;
   std::size_t segments() const noexcept;
 
-  Unit* next = nullptr;  // intrusive queue link
-  PgConnection* connection = nullptr;  // where it ran
-  std::coroutine_handle<> waiter;
-  std::chrono::steady_clock::time_point sent_at{};  // when its connection sent it
+  Phase phase_ = Phase::built;
+  Unit* next_ = nullptr;  // intrusive queue link
+  PgConnection* connection_ = nullptr;  // where it ran
+  std::coroutine_handle<> waiter_;
+  std::chrono::steady_clock::time_point sent_at_{};  // when its connection sent it
   // When it became the oldest unit on its connection: PostgreSQL was done with the units
   // pipelined before it. Kept up to date only with stage timing on (metrics/stage_timing.hpp).
-  std::chrono::steady_clock::time_point first_in_line_at{};
+  std::chrono::steady_clock::time_point first_in_line_at_{};
   std::chrono::steady_clock::duration database_time_{};
   Outcome outcome_ = Outcome::done;
-  std::size_t current = 0;       // statement whose results arrive next
-  bool awaiting_end = false;     // a result arrived; libpq's NULL end-marker comes next
-  std::size_t syncs_seen = 0;
+  std::size_t current_ = 0;       // statement whose results arrive next
+  bool awaiting_end_ = false;     // a result arrived; libpq's NULL end-marker comes next
+  std::size_t syncs_seen_ = 0;
 
   std::size_t store(std::string_view bytes);
 

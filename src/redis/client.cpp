@@ -66,6 +66,8 @@ runtime::task<Reply> Client::roundtrip(std::span<const std::string_view> command
 }
 
 runtime::task<void> Client::flush() {
+  const runtime::Gate::Holder sending = sends_.enter();
+  if (!sending) co_return;  // the socket is closing: nothing more goes out on it
   sending_ = true;
   // On TLS a receive may leave bytes of the protocol's own to send (a key update).
   while (up_ && (!out_.empty() || (tls_ && tls_->has_output()))) {
@@ -259,12 +261,13 @@ runtime::task<Status> Client::read_replies() {
 runtime::task<void> Client::close_socket() {
   ::shutdown(fd_, SHUT_RDWR);
   // A send still in flight must complete before the descriptor may be closed (docs/PITFALLS.md).
-  while (sending_) co_await runtime::sleep_for(std::chrono::milliseconds(1));
+  co_await sends_.close();
   ::close(fd_);
   fd_ = -1;
   tls_.reset();
   out_.clear();
   reader_.reset();
+  sends_.reopen();
 }
 
 runtime::task<void> Client::drive() {
@@ -272,6 +275,7 @@ runtime::task<void> Client::drive() {
   for (;;) {
     Status ended = co_await open();
     settled_ = true;
+    changed_.broadcast();
     if (ended.is_ok()) {
       if (outage_reported_) std::fprintf(stderr, "storeapi: redis %s is back\n", options_.endpoint.text.c_str());
       outage_reported_ = false;

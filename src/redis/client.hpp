@@ -17,6 +17,8 @@
 #include "common/status.hpp"
 #include "redis/endpoint.hpp"
 #include "redis/protocol.hpp"
+#include "runtime/event.hpp"
+#include "runtime/gate.hpp"
 #include "runtime/io.hpp"
 #include "runtime/task.hpp"
 
@@ -43,6 +45,8 @@ class Client {
   bool up() const noexcept { return up_; }
   // The first connection attempt has ended, either way.
   bool settled() const noexcept { return settled_; }
+  // Broadcast when a connection attempt has ended (settled() holds from the first on).
+  runtime::Event& changed() noexcept { return changed_; }
 
   // Runs scripts[script] with these KEYS and ARGV. Null when Redis is down, the
   // connection was lost or the reply was overdue.
@@ -87,6 +91,8 @@ class Client {
   bool up_ = false;
   bool settled_ = false;
   bool sending_ = false;
+  runtime::Gate sends_;     // held by flush() while it sends: the socket closes after it
+  runtime::Event changed_;
   bool outage_reported_ = false;
   std::vector<std::string> script_digests_;
   std::unique_ptr<TlsSession> tls_;  // on rediss:// only, one per connection

@@ -114,15 +114,19 @@ void Reactor::drain_posted() {
 void Reactor::at_iteration_end(IterationEnd& hook) noexcept {
   if (hook.queued) return;
   hook.queued = true;
-  hook.next = iteration_end_;
-  iteration_end_ = &hook;
+  hook.next = nullptr;
+  if (iteration_end_tail_) iteration_end_tail_->next = &hook;
+  else iteration_end_ = &hook;
+  iteration_end_tail_ = &hook;
 }
 
 void Reactor::forget(IterationEnd& hook) noexcept {
   if (!hook.queued) return;
-  for (IterationEnd** link = &iteration_end_; *link; link = &(*link)->next)
+  IterationEnd* before = nullptr;
+  for (IterationEnd** link = &iteration_end_; *link; before = *link, link = &(*link)->next)
     if (*link == &hook) {
       *link = hook.next;
+      if (iteration_end_tail_ == &hook) iteration_end_tail_ = before;
       break;
     }
   hook.queued = false;
@@ -131,6 +135,7 @@ void Reactor::forget(IterationEnd& hook) noexcept {
 void Reactor::run_iteration_end() {
   while (IterationEnd* hook = iteration_end_) {
     iteration_end_ = hook->next;
+    if (!iteration_end_) iteration_end_tail_ = nullptr;
     hook->queued = false;
     hook->run(hook);
   }

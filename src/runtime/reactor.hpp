@@ -94,7 +94,10 @@ class Reactor {
   io_uring ring_{};
   std::unique_ptr<BufferRing> recv_buffers_;
   bool stopping_ = false;
-  IterationEnd* iteration_end_ = nullptr;  // queued hooks, latest first
+  // Queued hooks, in the order they were queued: woken coroutines (runtime/event.hpp)
+  // resume in the order they were woken.
+  IterationEnd* iteration_end_ = nullptr;
+  IterationEnd* iteration_end_tail_ = nullptr;
 
   struct WakeCompletion : Completion {
     Reactor* reactor;

@@ -63,7 +63,7 @@ class PodRegistry : public ::testing::Test {
 TEST_F(PodRegistry, MainIsTheDirectorysPool) {
   in_core([&]() -> runtime::task<void> {
     Pod* main = co_await pods_.find("main");
-    EXPECT_TRUE(main && &main->primary == &directory_);
+    EXPECT_TRUE(main && &main->primary() == &directory_);
     EXPECT_FALSE(pods_.may_have_standbys("main"));
   });
 }
@@ -76,8 +76,8 @@ TEST_F(PodRegistry, APodIsLearnedFromTheDirectoryBoundedlyOrAtOnceOnReload) {
     EXPECT_EQ(co_await pods_.find("second"), nullptr);
     EXPECT_TRUE(co_await pods_.reload());  // the `pod:second` notice
     Pod* second = co_await pods_.find("second");
-    EXPECT_TRUE(second && second->primary.ready());
-    EXPECT_NE(second ? &second->primary : nullptr, &directory_);
+    EXPECT_TRUE(second && second->primary().ready());
+    EXPECT_NE(second ? &second->primary() : nullptr, &directory_);
     EXPECT_EQ(co_await pods_.find("second"), second);  // made once per core
     EXPECT_FALSE(pods_.may_have_standbys("second"));
 
@@ -97,7 +97,7 @@ TEST_F(PodRegistry, APodsPoolRunsInItsOwnDatabase) {
     if (!second) co_return;
     db::Unit unit;
     unit.add(db::kPodAddresses, {});  // prepared on every pool: the statements are the directory's
-    EXPECT_EQ(co_await second->primary.run(unit), db::Outcome::done);
+    EXPECT_EQ(co_await second->primary().run(unit), db::Outcome::done);
     EXPECT_TRUE(unit.result(0).ok());
     EXPECT_EQ(unit.result(0).rows(), 1);  // the pod's own table: main only
   });

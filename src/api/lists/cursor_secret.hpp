@@ -6,6 +6,7 @@
 #include "db/pool.hpp"
 #include "db/row.hpp"
 #include "db/statement.hpp"
+#include "runtime/event.hpp"
 #include "runtime/task.hpp"
 
 namespace storeapi::api {
@@ -14,8 +15,9 @@ namespace storeapi::api {
 STOREAPI_DB_ROW(CursorSecret, STOREAPI_CURSOR_SECRET_COLUMNS);
 extern const db::Statement kCursorSecret;
 
-// Reads the secret into `out` as soon as the pool can (retrying with backoff while the
-// database is unreachable), then ends. `out` stays empty until then.
-runtime::task<void> load_cursor_secret(db::Pool& pool, std::string& out);
+// Reads the secret into `out` as soon as the pool can (again once the pool changes while
+// the database is unreachable, with backoff while it answers without the secret), then
+// ends. `out` stays empty until then; `attempted` is broadcast after every attempt.
+runtime::task<void> load_cursor_secret(db::Pool& pool, std::string& out, runtime::Event& attempted);
 
 }  // namespace storeapi::api

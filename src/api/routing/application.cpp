@@ -122,7 +122,7 @@ void Application::start() {
   pool_.start();
   if (redis_) redis_->start();
   if (standbys_) standbys_->start();
-  if (cursor_secret_.empty()) runtime::spawn(load_cursor_secret(pool_, cursor_secret_));
+  if (cursor_secret_.empty()) runtime::spawn(load_cursor_secret(pool_, cursor_secret_, secret_attempted_));
 }
 
 bool Application::ready() const noexcept { return !draining_ && pool_.ready() && !cursor_secret_.empty(); }
@@ -136,6 +136,25 @@ Application::Awaiting Application::awaiting() const noexcept {
   // must wait for (api/routing/read_router.hpp), and another node may read from one of them.
   if (standbys_ && !standbys_->settled()) return Awaiting::standbys;
   return Awaiting::nothing;
+}
+
+runtime::task<void> Application::progress(Awaiting part) {
+  switch (part) {
+    case Awaiting::nothing:
+      co_return;
+    case Awaiting::database:
+      // Its connections' first attempts, then the cursor secret's read (which reports a
+      // pool that went down meanwhile too: its attempt fails).
+      if (pool_.ready()) co_await secret_attempted_.wait();
+      else co_await pool_.changed().wait();
+      co_return;
+    case Awaiting::redis:
+      co_await redis_->changed().wait();
+      co_return;
+    case Awaiting::standbys:
+      co_await standbys_->settle(runtime::Clock::time_point::max());
+      co_return;
+  }
 }
 
 runtime::task<void> Application::apply_store_change(std::string payload) {

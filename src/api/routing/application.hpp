@@ -48,6 +48,8 @@ class Application final : public http::Handler {
   // its listeners only once every core awaits nothing.
   enum class Awaiting { nothing, database, redis, standbys };
   Awaiting awaiting() const noexcept;
+  // Resumes once what `part` names may have moved on (awaiting() is worth asking again).
+  runtime::task<void> progress(Awaiting part);
   // Shutdown's first step: GET /readyz answers 503 from now on, so that a load balancer
   // takes the node out while it still serves everything else.
   void begin_draining() noexcept { draining_ = true; }
@@ -97,6 +99,7 @@ class Application final : public http::Handler {
   json::BodyParser body_parser_;
   std::function<void(std::string_view store)> forget_store_;
   std::string cursor_secret_;  // STOREAPI_SECRET, else the fleet's (loaded at start)
+  runtime::Event secret_attempted_;  // broadcast after each attempt to load it
   bool draining_ = false;
   Services services_;
 };

@@ -4,9 +4,6 @@ namespace storeapi::api {
 
 namespace {
 
-// How often a caller waiting for a reload or for a new pod's first connection looks again.
-constexpr std::chrono::milliseconds kSettleStep{2};
-
 constexpr db::Column kStorePlacementParams[] = {{"store", db::Type::uuid}};
 
 }  // namespace
@@ -31,13 +28,13 @@ Pods::Pods(db::Pool& directory, db::Standbys* directory_standbys, db::PodAddress
 Pods::~Pods() = default;
 
 Pod* Pods::known(std::string_view name) noexcept {
-  if (name == main_.name) return &main_;
+  if (name == main_.name()) return &main_;
   const auto it = others_.find(std::string(name));
   return it == others_.end() ? nullptr : it->second->pod.get();
 }
 
 bool Pods::may_have_standbys(std::string_view name) {
-  if (const Pod* pod = known(name)) return pod->standbys != nullptr;
+  if (const Pod* pod = known(name)) return pod->standbys() != nullptr;
   const std::optional<db::PodAddress> address = book_.find(name);
   return !address || !address->replica_urls.empty();
 }
@@ -54,22 +51,26 @@ runtime::task<Pod*> Pods::find(std::string name) {
     pod = known(name);  // another request of this core may have made it meanwhile
     if (!pod) pod = &make(name, *address);
   }
-  if (!pod->settled) {
+  if (!pod->settled()) {
     // Its first request waits for the first connection attempts, so that it is not
     // refused for a connection still being opened; a pod that is down is settled at once.
-    const auto bound = pod->primary.options().connect_timeout + db::kReplyMargin;
-    const auto until = runtime::Clock::now() + bound;
-    while (!(pod->primary.settled() && (!pod->standbys || pod->standbys->settled())) &&
-           runtime::Clock::now() < until)
-      co_await runtime::sleep_for(kSettleStep);
-    pod->settled = true;
+    const auto until = runtime::Clock::now() + pod->primary().options().connect_timeout + db::kReplyMargin;
+    while (!pod->primary().settled()) {
+      const runtime::Woken woken = co_await pod->primary().changed().wait_until(until);
+      if (woken != runtime::Woken::signalled) break;
+    }
+    if (pod->standbys()) co_await pod->standbys()->settle(until);
+    pod->mark_settled();
   }
   co_return pod;
 }
 
 runtime::task<void> Pods::reload_for_unknown() {
   if (reloading_) {
-    while (reloading_) co_await runtime::sleep_for(kSettleStep);
+    while (reloading_) {
+      const runtime::Woken woken = co_await reloaded_.wait();
+      if (woken != runtime::Woken::signalled) break;
+    }
     co_return;
   }
   // Counted from this kind of reload only: a notice's, which may have failed while the
@@ -85,6 +86,7 @@ runtime::task<bool> Pods::reload() {
   unit.add(db::kPodAddresses, {});
   const bool read = co_await directory_.run(unit) == db::Outcome::done && book_.replace(unit.result(0));
   reloading_ = false;
+  reloaded_.broadcast();
   co_return read;
 }
 

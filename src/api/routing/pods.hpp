@@ -18,6 +18,7 @@
 #include "db/row.hpp"
 #include "db/standbys.hpp"
 #include "db/statement.hpp"
+#include "runtime/event.hpp"
 #include "runtime/io.hpp"
 #include "runtime/task.hpp"
 
@@ -33,16 +34,29 @@ inline constexpr std::chrono::milliseconds kPodReloadInterval{1'000};
 STOREAPI_DB_ROW(StorePlacement, STOREAPI_STORE_PLACEMENT_COLUMNS);
 extern const db::Statement kStorePlacement;
 
-struct Pod {
-  Pod(std::string name_, db::Pool& primary_, db::Standbys* standbys_, bool settled_)
-      : name(std::move(name_)), primary(primary_), standbys(standbys_), dispatcher_wake(primary_), settled(settled_) {}
+// One pod as this core serves it. Its one change of state, unsettled → settled, is
+// Pods::find's (it waits for the pools' first attempts once).
+class Pod {
+ public:
+  Pod(std::string name, db::Pool& primary, db::Standbys* standbys, bool settled)
+      : name_(std::move(name)), primary_(primary), standbys_(standbys), dispatcher_wake_(primary), settled_(settled) {}
 
-  std::string name;
-  db::Pool& primary;
-  db::Standbys* standbys;  // nullptr: none
-  DispatcherWake dispatcher_wake;  // the NOTIFY reaches the dispatcher of this pod's outbox
-  // Its pools have made their first attempt (api::Pods::find waits for it once).
-  bool settled;
+  const std::string& name() const noexcept { return name_; }
+  db::Pool& primary() const noexcept { return primary_; }
+  db::Standbys* standbys() const noexcept { return standbys_; }  // nullptr: none
+  // The NOTIFY that reaches the dispatcher of this pod's outbox.
+  DispatcherWake& dispatcher_wake() noexcept { return dispatcher_wake_; }
+  bool settled() const noexcept { return settled_; }
+
+ private:
+  friend class Pods;
+  void mark_settled() noexcept { settled_ = true; }
+
+  std::string name_;
+  db::Pool& primary_;
+  db::Standbys* standbys_;
+  DispatcherWake dispatcher_wake_;
+  bool settled_;
 };
 
 class Pods {
@@ -86,6 +100,7 @@ class Pods {
   std::unordered_map<std::string, std::unique_ptr<Owned>> others_;
   runtime::Clock::time_point last_unknown_reload_{};
   bool reloading_ = false;
+  runtime::Event reloaded_;  // a reload ended: whoever waited for it looks again
 };
 
 }  // namespace storeapi::api

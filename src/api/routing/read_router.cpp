@@ -61,14 +61,14 @@ runtime::task<void> ReadRouter::record_write(db::Unit& unit, Pod& pod, std::stri
   // reads would then trust an older position): the answer waits until every standby has
   // replayed the write, so that no standby can show what it overwrote. docs/DECISIONS.md
   // "Reads from standbys".
-  if (unrecorded) co_await pod.standbys->wait_replayed_everywhere(*unrecorded, kUnrecordedWriteWait);
+  if (unrecorded) co_await pod.standbys()->wait_replayed_everywhere(*unrecorded, kUnrecordedWriteWait);
 }
 
 runtime::task<db::Outcome> ReadRouter::read(db::Unit& unit, const auth::Caller& caller, Pod& pod) {
-  if (!pod.standbys) co_return co_await pod.primary.run(unit);
+  if (!pod.standbys()) co_return co_await pod.primary().run(unit);
   const std::optional<std::uint64_t> known = known_position(caller);
   if (known) {
-    if (db::Pool* standby = pod.standbys->pick(*known)) {
+    if (db::Pool* standby = pod.standbys()->pick(*known)) {
       const db::Outcome outcome = co_await standby->run(unit);
       if (answered(outcome, unit)) {
         on_standby_.inc();
@@ -81,16 +81,16 @@ runtime::task<db::Outcome> ReadRouter::read(db::Unit& unit, const auth::Caller& 
   // store is at or before (Redis down: nowhere to record it, so not asked).
   const bool recording = !known && (!fleet_ || fleet_->up()) && unit.size() < db::Unit::kMaxStatements;
   if (recording) ask_position(unit);
-  const db::Outcome outcome = co_await pod.primary.run(unit);
+  const db::Outcome outcome = co_await pod.primary().run(unit);
   on_primary_.inc();
   if (recording && outcome == db::Outcome::done) co_await record(unit, caller.store(), caller.placement_epoch);
   co_return outcome;
 }
 
 runtime::task<db::Outcome> ReadRouter::write(db::Unit& unit, const auth::Caller& caller, Pod& pod) {
-  if (!pod.standbys) co_return co_await pod.primary.run(unit);
+  if (!pod.standbys()) co_return co_await pod.primary().run(unit);
   ask_position(unit);
-  const db::Outcome outcome = co_await pod.primary.run(unit);
+  const db::Outcome outcome = co_await pod.primary().run(unit);
   if (outcome == db::Outcome::done) co_await record_write(unit, pod, caller.store(), caller.placement_epoch);
   co_return outcome;
 }
@@ -105,10 +105,10 @@ runtime::task<void> ReadRouter::written_elsewhere(std::string store) {
   // waits for need not wait for a pod's first connections.
   if (!pods_.may_have_standbys(row.pod())) co_return;
   Pod* pod = co_await pods_.find(std::string(row.pod()));
-  if (!pod || !pod->standbys) co_return;
+  if (!pod || !pod->standbys()) co_return;
   db::Unit unit;
   unit.add(db::kWalInsertPosition, {});
-  if (co_await pod->primary.run(unit) == db::Outcome::done) co_await record_write(unit, *pod, store, epoch);
+  if (co_await pod->primary().run(unit) == db::Outcome::done) co_await record_write(unit, *pod, store, epoch);
 }
 
 }  // namespace storeapi::api

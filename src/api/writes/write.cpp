@@ -44,6 +44,26 @@ std::optional<InvalidRequest> validate(Context& ctx, const WriteEndpoint& endpoi
   return endpoint.check ? endpoint.check(values) : std::nullopt;
 }
 
+// The write as its request gives it, read once (docs/DECISIONS.md, "Idempotency") and
+// handed down: its key, the validation's verdict, and the fingerprint the key is bound to
+// (the validated fields, or the raw body of a rejected request; empty without a valid
+// key). The values and texts it was read into are run_write's (its frame).
+struct WriteRequest {
+  IdempotencyKey key;
+  std::optional<InvalidRequest> rejection;
+  std::string fingerprint;
+
+  bool keyed() const noexcept { return key.state == IdempotencyKey::State::valid; }
+};
+
+WriteRequest read_write(Context& ctx, const WriteEndpoint& endpoint, std::span<json::FieldValue> values,
+                        json::BodyTexts& texts) {
+  WriteRequest write{read_idempotency_key(ctx.req), validate(ctx, endpoint, values, texts), {}};
+  if (write.keyed())
+    write.fingerprint = write.rejection ? raw_fingerprint(ctx.req) : fingerprint(ctx.req, endpoint.fields, values);
+  return write;
+}
+
 // How a rejection is kept under its key: {"code","param","message"}, wrapped into the
 // error envelope (with the answering request's id) whenever it is answered.
 std::string stored_error(const InvalidRequest& r) {
@@ -100,18 +120,18 @@ enum class Finished : std::uint8_t {
 // the write `carries` the dispatchers' wake-up (DispatcherWake) — and answers, unless the
 // pod fenced it. A 5xx (the statement failed, or its connection was lost) leaves the key
 // free without more work: the transaction that would have stored the answer rolled back.
-runtime::task<Finished> finish(Context& ctx, db::Unit& unit, Pod& pod, bool carries) {
+// `keyed`: the request has a valid Idempotency-Key (WriteRequest).
+runtime::task<Finished> finish(Context& ctx, db::Unit& unit, Pod& pod, bool carries, bool keyed) {
   const db::Outcome outcome = co_await run_unit(ctx, unit, pod);
   // The write's statement follows the NOTIFY, if any (run_unit may add statements after).
   const db::Result& written = unit.result(carries ? 1 : 0);
-  const bool keyed = read_idempotency_key(ctx.req).state == IdempotencyKey::State::valid;
   const bool answered = database_answered(ctx, outcome, written);
   const auto row = written.row<WriteAnswer>(0);
   const std::optional<KeyOutcome> taken =
       answered && written.rows() == 1 ? parse_key_outcome(row.outcome()) : std::nullopt;
   // A write that ran and succeeded has committed outbox rows (or, rarely, changed nothing).
   const bool outbox_rows = taken == KeyOutcome::run && row.status() == 200;
-  pod.dispatcher_wake.after_write(carries, answered, outbox_rows);
+  pod.dispatcher_wake().after_write(carries, answered, outbox_rows);
   if (!answered) {  // 503 or 500, as for reads
     if (keyed) count_key_released();
     co_return Finished::answered;
@@ -148,7 +168,7 @@ runtime::task<Finished> finish(Context& ctx, db::Unit& unit, Pod& pod, bool carr
 // the next try goes to the store's pod as the directory has it then. Past
 // kFencedRetryFor it is answered 503 with Retry-After.
 template <class Build>
-runtime::task<void> write_on_pod(Context& ctx, Build build) {
+runtime::task<void> write_on_pod(Context& ctx, bool keyed, Build build) {
   const auto give_up_at = runtime::Clock::now() + kFencedRetryFor;
   for (bool first = true;; first = false) {
     Pod* pod = co_await ctx.services.pods.find(ctx.caller.pod);
@@ -158,7 +178,8 @@ runtime::task<void> write_on_pod(Context& ctx, Build build) {
     }
     db::Unit unit;
     const bool carries = build(unit, *pod);
-    if (co_await finish(ctx, unit, *pod, carries) == Finished::answered) co_return;
+    const Finished finished = co_await finish(ctx, unit, *pod, carries, keyed);
+    if (finished == Finished::answered) co_return;
     count_fenced_write();
     if (runtime::Clock::now() + kFencedRetryStep >= give_up_at) {
       fail_unavailable(ctx);
@@ -179,17 +200,16 @@ runtime::task<void> write_on_pod(Context& ctx, Build build) {
 }
 
 // A rejection is answered, and stored under the key when the request has a valid one
-// (the spec keeps every 4xx); the key is bound to the raw body then.
-runtime::task<void> reject(Context& ctx, const IdempotencyKey& key, const InvalidRequest& rejection) {
-  if (key.state != IdempotencyKey::State::valid) {
+// (the spec keeps every 4xx); the key is bound to the raw body then (read_write).
+runtime::task<void> reject(Context& ctx, const WriteRequest& write) {
+  const InvalidRequest& rejection = *write.rejection;
+  if (!write.keyed()) {
     fail(ctx, rejection.code, rejection.param, rejection.message);
     co_return;
   }
-  const std::string bound_to = raw_fingerprint(ctx.req);
   const std::string body = stored_error(rejection);
-  db::Unit unit;
-  co_await write_on_pod(ctx, [&](db::Unit& unit, Pod&) {
-    unit.add(kStoreRejection, {ctx.caller.store(), key.text, std::string_view(bound_to),
+  co_await write_on_pod(ctx, true, [&](db::Unit& unit, Pod&) {
+    unit.add(kStoreRejection, {ctx.caller.store(), write.key.text, std::string_view(write.fingerprint),
                                error_info(rejection.code).status, std::string_view(body)});
     return false;  // it queues nothing to announce
   });
@@ -205,28 +225,23 @@ runtime::task<void> run_write(Context& ctx, WriteEndpoint endpoint) {
   std::array<json::FieldValue, kMaxWriteFields> storage;
   const std::span<json::FieldValue> values = std::span(storage).first(endpoint.fields.size());
   json::BodyTexts texts;
-  const IdempotencyKey key = read_idempotency_key(ctx.req);
-  if (std::optional<InvalidRequest> rejection = validate(ctx, endpoint, values, texts)) {
-    co_await reject(ctx, key, *rejection);
+  const WriteRequest write = read_write(ctx, endpoint, values, texts);
+  if (write.rejection) {
+    co_await reject(ctx, write);
     co_return;
   }
-  if (key.state == IdempotencyKey::State::invalid) {
+  if (write.key.state == IdempotencyKey::State::invalid) {
     fail(ctx, ErrorCode::parameter_invalid, "Idempotency-Key",
          "Expected 1 to 255 characters, each printable ASCII.");
     co_return;
   }
-  std::string bound_to;
-  db::Param key_param = std::nullopt;
-  db::Param fingerprint_param = std::nullopt;
-  if (key.state == IdempotencyKey::State::valid) {
-    bound_to = fingerprint(ctx.req, endpoint.fields, values);
-    key_param = key.text;
-    fingerprint_param = std::string_view(bound_to);
-  }
-  co_await write_on_pod(ctx, [&](db::Unit& unit, Pod& pod) {
+  const db::Param key_param = write.keyed() ? db::Param(write.key.text) : db::Param(std::nullopt);
+  const db::Param fingerprint_param =
+      write.keyed() ? db::Param(std::string_view(write.fingerprint)) : db::Param(std::nullopt);
+  co_await write_on_pod(ctx, write.keyed(), [&](db::Unit& unit, Pod& pod) {
     // First, so that a failed NOTIFY fails the write too (the rest of the transaction is
     // skipped) rather than roll back a write whose answer came already.
-    const bool carries = pod.dispatcher_wake.take_turn();
+    const bool carries = pod.dispatcher_wake().take_turn();
     if (carries) unit.add(kNotifyDispatchers, {});
     endpoint.add(unit, ctx, values, key_param, fingerprint_param);
     return carries;
