@@ -130,4 +130,18 @@ cp -r /usr/lib/systemd/system "$stage/usr/lib/systemd/"
 output=$(systemd-analyze verify --root="$stage" "$units/storeapi.service" "$units/storeapi-dispatch.service" 2>&1) ||
   fail "systemd-analyze verify failed: $output"
 [[ -z $output ]] || fail "systemd-analyze verify warned: $output"
+# Backups (docs/DEPLOY.md, "Backups and recovery"): the scripts beside the binaries, the
+# units per stanza, their placeholders filled, each timer's service there.
+for script in storeapi-recover storeapi-backup-metrics; do
+  [[ -x $root/bin/$script ]] || fail "bin/$script is not installed"
+done
+for kind in full diff metrics; do
+  for suffix in service timer; do
+    [[ -f $units/storeapi-backup-$kind@.$suffix ]] || fail "storeapi-backup-$kind@.$suffix is not installed"
+  done
+  grep -qE '@[a-z_]+@' "$units/storeapi-backup-$kind@.service" && fail "storeapi-backup-$kind@.service has an unfilled @placeholder@"
+done
+grep -q "^ExecStart=$prefix/bin/storeapi-backup-metrics " "$units/storeapi-backup-metrics@.service" ||
+  fail "storeapi-backup-metrics@.service does not run the installed script"
+[[ -f $root/share/doc/storeapi/pgbackrest/pgbackrest.conf ]] || fail "pgbackrest.conf is not installed"
 echo "install test: the README's steps installed under $prefix, /etc/storeapi and its settings file as the units expect"

@@ -17,6 +17,7 @@
 #include "admin/stock_history.hpp"
 #include "admin/store_copies.hpp"
 #include "admin/store_move.hpp"
+#include "admin/store_restore.hpp"
 #include "admin/stores.hpp"
 #include "admin/validate.hpp"
 #include "admin/webhook_deliveries.hpp"
@@ -122,6 +123,11 @@ void cmd_store_set_rate_limit(JsonWriter& json, pqxx::connection& conn, const Fl
 void cmd_store_move(JsonWriter& json, pqxx::connection& conn, const Flags& f) {
   move_store(json, conn, Mover{mover_user(f.find("mover-user")), database_url(f.find("database-url"))}, f.get("store"),
              f.get("to"));
+}
+
+void cmd_store_restore(JsonWriter& json, pqxx::connection& conn, const Flags& f) {
+  restore_store(json, conn, Mover{mover_user(f.find("mover-user")), database_url(f.find("database-url"))},
+                f.get("store"), f.get("from"));
 }
 
 void cmd_staff_add(JsonWriter& json, pqxx::connection& conn, const Flags& f) {
@@ -269,6 +275,8 @@ const std::vector<Command>& commands() {
        "override the plan's rate limit, or go back to it"},
       {"store move", {{"store", "to"}, {"mover-user"}}, cmd_store_move, false,
        "move a store's rows to another pod online (logical replication)"},
+      {"store restore", {{"store", "from"}, {"mover-user"}}, cmd_store_restore, false,
+       "put one store's rows back as a copy recovered to an earlier time holds them, online"},
       {"staff add", {{"store", "email"}, {"access"}}, cmd_staff_add, false, "add a staff member with dashboard access"},
       {"key create", {{"store", "name", "access"}, {"scopes", "expires", "by"}}, cmd_key_create, true,
        "create an API key (printed once)"},

@@ -57,6 +57,7 @@ constexpr FlagText kFlags[] = {
     {"lock-timeout-ms", "MS", "how long each statement may wait for a lock before the migration is retried (default 3000)"},
     {"attempts", "N", "tries per migration that ran out of lock time (default 10)"},
     {"mover-user", "ROLE", "the role the move signs in to both pods as (default STOREAPI_MOVER_USER); its password in a password file"},
+    {"from", "URL", "libpq URL of a copy of the store's pod recovered to the time to restore (dist/pgbackrest/storeapi-recover)"},
     {"owner transfer:from", "ROLE", "the role that owns the schema objects now"},
     {"owner transfer:to", "ROLE", "the role to own them (storeapi_owner)"},
 };

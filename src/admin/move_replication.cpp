@@ -27,15 +27,14 @@ std::string subscription_error(pqxx::nontransaction& work, const std::string& na
          " errors; the target's server log says which)";
 }
 
-// A string constant of SQL (pqxx's quote() trips g++ 12's -Wrestrict here).
+}  // namespace
+
 std::string literal(pqxx::connection_base& conn, const std::string& text) {
   std::string out(1, '\'');
   out += conn.esc(text);
   out += '\'';
   return out;
 }
-
-}  // namespace
 
 std::string replication_name(const std::string& store_id) {
   std::string name = "storeapi_move_";

@@ -50,4 +50,8 @@ void drop_subscription(pqxx::connection& target, const std::string& store_id);
 // between making the slot and the subscription, or whose target is gone).
 void drop_publication(pqxx::connection& source, const std::string& store_id);
 
+// A string constant of SQL, escaped for `conn` (pqxx's quote() trips g++ 12's -Wrestrict
+// where the move and the restore build their statements).
+std::string literal(pqxx::connection_base& conn, const std::string& text);
+
 }  // namespace storeapi::admin

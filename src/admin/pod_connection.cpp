@@ -38,6 +38,15 @@ std::string pod_conninfo_as(pqxx::transaction_base& directory, const std::string
   return as_user(pod_url(directory, pod).value_or(directory_url), user);
 }
 
+Pod open_pod(pqxx::connection& directory, const Mover& mover, const std::string& name) {
+  std::string conninfo;
+  {
+    pqxx::nontransaction work(directory);
+    conninfo = pod_conninfo_as(work, mover.directory_url, name, mover.user);
+  }
+  return {name, conninfo, connect(conninfo)};
+}
+
 std::vector<std::string> pod_names(pqxx::connection_base& directory) {
   pqxx::nontransaction work(directory);
   std::vector<std::string> names;

@@ -43,6 +43,24 @@ std::string mover_user(const std::optional<std::string>& flag);
 std::string pod_conninfo_as(pqxx::transaction_base& directory, const std::string& directory_url,
                             const std::string& pod, const std::string& user);
 
+// Who moves or restores a store: the mover's role (mover_user), and the directory's
+// connection string, main's address (a target's subscription connects to it, as the mover
+// and with no password, when the store leaves main).
+struct Mover {
+  std::string user;
+  std::string directory_url;
+};
+
+// A pod on a connection of its own as the mover, main's too, with the connection string it
+// was opened with: what a store move or restore works on (the directory's connection stays
+// the tool's, for the record, the lock and the flip).
+struct Pod {
+  std::string name;
+  std::string conninfo;  // as the mover, with no password: what a target's subscription names
+  std::unique_ptr<pqxx::connection> conn;
+};
+Pod open_pod(pqxx::connection& directory, const Mover& mover, const std::string& name);
+
 // The pods' names, main first.
 std::vector<std::string> pod_names(pqxx::connection_base& directory);
 

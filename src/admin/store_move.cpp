@@ -1,16 +1,15 @@
 #include "admin/store_move.hpp"
 
 #include "admin/confirmations.hpp"
-#include "admin/database.hpp"
 #include "admin/errors.hpp"
 #include "admin/move_checks.hpp"
 #include "admin/move_fences.hpp"
+#include "admin/move_phases.hpp"
 #include "admin/move_replication.hpp"
 #include "admin/move_tables.hpp"
 #include "admin/pod_connection.hpp"
 #include "admin/progress.hpp"
 #include "admin/stores.hpp"
-#include "common/uuid.hpp"
 
 #include <chrono>
 #include <cstdint>
@@ -34,67 +33,6 @@ constexpr const char* kMain = "main";
 constexpr milliseconds kCatchUpLimit{60'000};
 constexpr milliseconds kDispatchLimit{5'000};
 constexpr milliseconds kFenceLimit{10'000};
-
-double seconds_between(Clock::time_point from, Clock::time_point to) {
-  return std::chrono::duration<double>(to - from).count();
-}
-
-// Times the phases and announces each on stderr as it starts.
-class PhaseClock {
- public:
-  void start(const char* phase) {
-    finish();
-    std::fprintf(stderr, "storeapi-admin: store move: %s\n", phase);
-    std::fflush(stderr);
-    current_ = phase;
-    started_ = Clock::now();
-  }
-  void finish() {
-    if (current_) done_.emplace_back(current_, seconds_between(started_, Clock::now()));
-    current_ = nullptr;
-  }
-  void write(JsonWriter& json) const {
-    json.key("phases").begin_object();
-    for (const auto& [phase, seconds] : done_) json.field(phase, seconds);
-    json.end_object();
-  }
-
- private:
-  const char* current_ = nullptr;
-  Clock::time_point started_;
-  std::vector<std::pair<const char*, double>> done_;
-};
-
-struct Pod {
-  std::string name;
-  std::string conninfo;  // as the mover, with no password: what the target's subscription names
-  std::unique_ptr<pqxx::connection> conn;
-};
-
-// A pod of the move on a connection of its own as the mover (main's too: the tool keeps
-// the directory's connection for the record, the lock and the flip).
-Pod open_pod(pqxx::connection& directory, const Mover& mover, const std::string& name) {
-  std::string conninfo;
-  {
-    pqxx::nontransaction work(directory);
-    conninfo = pod_conninfo_as(work, mover.directory_url, name, mover.user);
-  }
-  return {name, conninfo, connect(conninfo)};
-}
-
-struct Placement {
-  std::string pod;
-  std::int64_t epoch = 0;
-};
-
-Placement placement(pqxx::connection& directory, const std::string& store_id) {
-  pqxx::nontransaction work(directory);
-  auto r = is_uuid(store_id)
-               ? work.exec_params("select pod, placement_epoch from stores where id = $1", store_id)
-               : pqxx::result();
-  if (r.empty()) throw CommandError("no store with id '" + store_id + "'");
-  return {r[0]["pod"].c_str(), r[0]["placement_epoch"].as<std::int64_t>()};
-}
 
 // The move an earlier attempt left unfinished.
 struct MoveRecord {
@@ -209,29 +147,16 @@ void write_report(JsonWriter& json, const std::string& store_id, const Report& r
       .end_object();
 }
 
-// Holds the move of this store to one admin process at a time (a session lock: a killed
-// process lets go of it).
-void lock_store_moves(pqxx::connection& directory, const std::string& store_id) {
-  pqxx::nontransaction work(directory);
-  if (!work.exec_params1("select pg_try_advisory_lock(hashtext('storeapi.store_move'), hashtext($1)) as locked",
-                          store_id)["locked"]
-           .as<bool>())
-    throw CommandError("another store move of store " + store_id + " is running");
-}
-
 }  // namespace
 
 void move_store(JsonWriter& json, pqxx::connection& directory, const Mover& mover, const std::string& store_id_given,
                 const std::string& target_pod) {
   const auto began = Clock::now();
-  // One spelling of the id for the lock and the replication's names: two movers of one
-  // store given in different cases must not both hold "the" lock.
-  const std::optional<Uuid> uuid = Uuid::parse(store_id_given);
-  const std::string store_id = uuid ? uuid->str() : store_id_given;
-  PhaseClock clock;
+  const std::string store_id = canonical_store_id(store_id_given);
+  PhaseClock clock("store move");
   clock.start("checks");
   Placement where = placement(directory, store_id);
-  lock_store_moves(directory, store_id);
+  lock_store_moves(directory, store_id, "store move");
 
   // What an earlier attempt left: undone before the flip, finished after it. A store
   // that is then where it was asked to go is done: moving a store to the pod it is on is

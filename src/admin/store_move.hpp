@@ -26,20 +26,13 @@
 // store served from the source; run the command again: it undoes what is left and starts
 // again, or, when the flip was made, finishes.
 #include "admin/json.hpp"
+#include "admin/pod_connection.hpp"
 
 #include <pqxx/pqxx>
 
 #include <string>
 
 namespace storeapi::admin {
-
-// Who moves: the mover's role (admin/pod_connection.hpp, mover_user), and the directory's
-// connection string, main's address (a target's subscription connects to it, as the mover
-// and with no password, when the store leaves main).
-struct Mover {
-  std::string user;
-  std::string directory_url;
-};
 
 // The store id is taken in any case; the move locks and names it in lower case.
 void move_store(JsonWriter& json, pqxx::connection& directory, const Mover& mover, const std::string& store_id,

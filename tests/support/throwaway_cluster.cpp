@@ -50,13 +50,6 @@ int run(std::vector<std::string> argv, const std::string& log, const std::string
   return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
-std::string read_file(const std::string& path) {
-  std::ifstream in(path);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
 // The postmaster (first line of postmaster.pid) and its children.
 std::vector<pid_t> cluster_processes(const std::string& data_dir) {
   std::vector<pid_t> pids;
@@ -78,6 +71,15 @@ std::vector<pid_t> cluster_processes(const std::string& data_dir) {
 }
 
 }  // namespace
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+int run_as_cluster_owner(std::vector<std::string> argv, const std::string& log) { return run(std::move(argv), log); }
 
 void ThrowawayCluster::make_directory() {
   char dir_template[] = "/tmp/storeapi-test-pg-XXXXXX";
@@ -149,6 +151,21 @@ ThrowawayCluster::ThrowawayCluster(OnHost host) : host_(std::move(host)) { initd
 
 ThrowawayCluster::ThrowawayCluster(StandbyOf standby, OnHost host) : host_(std::move(host)) {
   base_backup(standby.primary);
+}
+
+ThrowawayCluster::ThrowawayCluster(const RestoredBy& restored) {
+  make_directory();
+  try {
+    restored.restore(data_dir(), port_, dir_);
+  } catch (...) {
+    // A restore that failed after starting the server leaves it running: stopped first.
+    if (std::filesystem::exists(data_dir() + "/postmaster.pid"))
+      run_as_cluster_owner({kBin + "pg_ctl", "-D", data_dir(), "-m", "immediate", "stop"}, "/dev/null");
+    std::error_code ignored;
+    std::filesystem::remove_all(dir_, ignored);
+    throw;
+  }
+  running_ = true;
 }
 
 ThrowawayCluster::~ThrowawayCluster() {

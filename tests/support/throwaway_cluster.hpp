@@ -5,6 +5,7 @@
 // it runs as the `postgres` user (like tools/dev-db); trust authentication, fsync off,
 // wal_level = logical; with the runtime role `storeapi` (docs/DEPLOY.md "Database roles").
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -26,6 +27,13 @@ class ThrowawayCluster {
     std::string address;
   };
   explicit ThrowawayCluster(OnHost host);
+  // A cluster that `restore` makes in `data_dir` (absent until then) and starts, listening
+  // on `port` with its socket in `socket_dir` (a point-in-time recovery,
+  // tests/backup/backup_repository.hpp); stopped and removed like the others.
+  struct RestoredBy {
+    std::function<void(const std::string& data_dir, std::uint16_t port, const std::string& socket_dir)> restore;
+  };
+  explicit ThrowawayCluster(const RestoredBy& restored);
   ThrowawayCluster(StandbyOf standby, OnHost host);
   // Stops the cluster and removes its directory.
   ~ThrowawayCluster();
@@ -48,6 +56,9 @@ class ThrowawayCluster {
   std::uint16_t port() const noexcept { return port_; }
   // What the server has logged so far.
   std::string server_log() const;
+  // The data directory, and the directory of its Unix socket (and of the cluster's logs).
+  std::string data_dir() const { return dir_ + "/data"; }
+  const std::string& socket_dir() const noexcept { return dir_; }
   // pg_ctl stop -m immediate: every process quits at once, as in a crash; start() brings
   // it back (crash recovery).
   void kill();
@@ -78,6 +89,12 @@ class ThrowawayCluster {
 // The superuser of the test clusters (theirs and tools/test's): `postgres` as root, else
 // the caller. What the store move tests give as the mover (STOREAPI_MOVER_USER).
 std::string cluster_superuser();
+
+// Runs a PostgreSQL program (or pgBackRest) as the user that owns the clusters (`postgres`
+// when root), its output appended to `log`; its exit status.
+int run_as_cluster_owner(std::vector<std::string> argv, const std::string& log);
+// The whole file ("" when it cannot be read): a log, for an error message.
+std::string read_file(const std::string& path);
 
 // A libpq URL naming both clusters, as an operator's STOREAPI_DATABASE_URL names a primary
 // and its standby: `postgresql://user@127.0.0.1:P1,127.0.0.1:P2/postgres?target_session_attrs=…`.
