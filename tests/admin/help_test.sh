@@ -37,6 +37,8 @@ for command_line in re.findall(r"^\$A (.*)$", block.group(1).replace("\\\n", " "
         if w.startswith(("-", "#", "[")) or not re.fullmatch(r"[a-z-]+", w):
             break
         name.append(w)
+    if not name:  # a program-wide flag (`$A --version`): no command, held by the versions test
+        continue
     text = command_line.split("#", 1)[0]
     documented.setdefault(" ".join(name), set()).update(re.findall(r"--([a-z-]+)", text))
 if set(helped) != set(documented):
