@@ -125,9 +125,10 @@ void ThrowawayCluster::initdb() {
   start();
   // The runtime role (docs/DEPLOY.md "Database roles"), as tools/dev-db makes it: the API
   // servers of the tests connect as it (support/runtime_role.hpp). A standby has it from here.
-  if (run({kBin + "psql", "-h", "127.0.0.1", "-p", std::to_string(port_), "-U", db_user(), "-d", "postgres",
-           "-v", "ON_ERROR_STOP=1", "-qc", "create role storeapi login"},
-          log) != 0)
+  // On its host: a cluster of a network namespace listens on the namespace's address only.
+  if (run_here({kBin + "psql", "-h", host_.address, "-p", std::to_string(port_), "-U", db_user(), "-d", "postgres",
+                "-v", "ON_ERROR_STOP=1", "-qc", "create role storeapi login"},
+               log) != 0)
     throw std::runtime_error("creating the runtime role failed:\n" + read_file(log));
 }
 
