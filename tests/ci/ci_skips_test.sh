@@ -11,11 +11,12 @@ trap 'rm -rf "$work"' EXIT
 failures=0
 fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
 
-# A meson JSON log: a gtest binary with two skipped cases, a script that exited 77, a
+# A meson JSON log (tests named as meson names them, "project:suite / name"): a gtest
+# binary with two skipped cases, a script that exited 77, a
 # passing test whose output mentions SKIPPED (not a skip), a failed one.
 cat > "$work/testlog.json" <<'JSON'
 {"name": "unit-json", "result": "SKIP", "stdout": "[ RUN      ] Body.AllocatesNothingOnceWarm\n[  SKIPPED ] Body.AllocatesNothingOnceWarm (0 ms)\n[  SKIPPED ] 2 tests, listed below:\n[  SKIPPED ] Body.AllocatesNothingOnceWarm\n[  SKIPPED ] JsonWriter.AllocatesNothingOnceTheBufferIsWarm\n"}
-{"name": "ha-patroni", "result": "SKIP", "stdout": "patroni failover test: skipped, patroni is not installed\n"}
+{"name": "storeapi:ha+multiprocess / ha-patroni", "result": "SKIP", "stdout": "patroni failover test: skipped, patroni is not installed\n"}
 {"name": "unit-http", "result": "OK", "stdout": "[  SKIPPED ] Not.Really\n"}
 {"name": "unit-api", "result": "FAIL", "stdout": ""}
 JSON
