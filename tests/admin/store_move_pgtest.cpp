@@ -283,8 +283,8 @@ TEST_F(StoreMoveTest, MovesEveryRowOfTheStoreAndBackLeavingOtherStoresAlone) {
   EXPECT_EQ(std::string_view(moved["from"]), "main");
   EXPECT_EQ(std::string_view(moved["to"]), "second");
   EXPECT_EQ(moved["placement_epoch"].get_int64().value(), 2);
-  for (const char* phase : {"checks", "prepare", "copy", "catch_up", "dispatch_pause", "fence", "detach", "flip",
-                            "lift", "cleanup"})
+  for (const char* phase : {"checks", "prepare", "copying", "catch_up", "dispatch_pause", "fence", "detach",
+                            "flipped", "lift", "cleanup"})
     EXPECT_GE(moved["phases"][phase].get_double().value(), 0.0) << phase << " in " << out_;
   EXPECT_GT(moved["write_pause_seconds"].get_double().value(), 0.0);
   EXPECT_EQ(moved["dispatch_claims_left"].get_int64().value(), 0);

@@ -38,20 +38,20 @@ std::string pod_conninfo_as(pqxx::transaction_base& directory, const std::string
   return as_user(pod_url(directory, pod).value_or(directory_url), user);
 }
 
-Pod open_pod(pqxx::connection& directory, const Mover& mover, const std::string& name) {
+MoverConnection open_as_mover(pqxx::connection& directory, const Mover& mover, const std::string& pod) {
   std::string conninfo;
   {
     pqxx::nontransaction work(directory);
-    conninfo = pod_conninfo_as(work, mover.directory_url, name, mover.user);
+    conninfo = pod_conninfo_as(work, mover.directory_url, pod, mover.user);
   }
-  return {name, conninfo, connect(conninfo)};
+  return {pod, conninfo, connect(conninfo)};
 }
 
 std::vector<std::string> pod_names(pqxx::connection_base& directory) {
   pqxx::nontransaction work(directory);
   std::vector<std::string> names;
-  if (!has_pods(work)) return {"main"};
-  for (const auto& row : work.exec("select name from pods order by name <> 'main', name"))
+  if (!has_pods(work)) return {std::string(db::kMainPod)};
+  for (const auto& row : work.exec_params("select name from pods order by name <> $1, name", std::string(db::kMainPod)))
     names.emplace_back(row["name"].c_str());
   return names;
 }

@@ -3,6 +3,8 @@
 // (the database the tool connects to) says where each store is; a command on a store's
 // data runs on that pod, and one on directory data (stores, staff, keys) stays on the
 // directory. The pod `main` is the directory's own database.
+#include "db/pod_addresses.hpp"
+
 #include <pqxx/pqxx>
 
 #include <functional>
@@ -25,7 +27,7 @@ class PodConnection {
   bool is_directory() const { return !own_; }
 
  private:
-  std::string name_ = "main";
+  std::string name_{db::kMainPod};
   std::unique_ptr<pqxx::connection> own_;
   pqxx::connection_base* conn_;
 };
@@ -54,12 +56,12 @@ struct Mover {
 // A pod on a connection of its own as the mover, main's too, with the connection string it
 // was opened with: what a store move or restore works on (the directory's connection stays
 // the tool's, for the record, the lock and the flip).
-struct Pod {
-  std::string name;
+struct MoverConnection {
+  std::string name;      // the pod's
   std::string conninfo;  // as the mover, with no password: what a target's subscription names
   std::unique_ptr<pqxx::connection> conn;
 };
-Pod open_pod(pqxx::connection& directory, const Mover& mover, const std::string& name);
+MoverConnection open_as_mover(pqxx::connection& directory, const Mover& mover, const std::string& pod);
 
 // The pods' names, main first.
 std::vector<std::string> pod_names(pqxx::connection_base& directory);

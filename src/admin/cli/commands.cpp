@@ -25,6 +25,7 @@
 #include "admin/webhooks/webhooks.hpp"
 #include "common/build_version.hpp"
 #include "common/env.hpp"
+#include "db/pod_addresses.hpp"
 
 #include <algorithm>
 #include <optional>
@@ -91,7 +92,7 @@ void cmd_migrate(JsonWriter& json, pqxx::connection& conn, const Flags& f) {
 void cmd_store_create(JsonWriter& json, pqxx::connection& conn, const Flags& f) {
   in_transaction(conn, [&](pqxx::work& w) {
     NewStore store{f.get("name"),          f.get("slug"), f.get("currency"), f.get("plan"), f.get("owner-email"),
-                   f.find("locale").value_or("en"), f.find("url"),  f.find("pod").value_or("main")};
+                   f.find("locale").value_or("en"), f.find("url"),  f.find("pod").value_or(std::string(db::kMainPod))};
     std::string id = create_store(w, store);
     copy_store_to_pod(w, id);
     write_store(json, w, id);
@@ -218,7 +219,7 @@ void cmd_webhook_deliveries(JsonWriter& json, pqxx::connection& conn, const Flag
 }
 
 void cmd_retention(JsonWriter& json, pqxx::connection& conn, const Flags& f) {
-  PodConnection pod = connect_to_pod(conn, f.find("pod").value_or("main"));
+  PodConnection pod = connect_to_pod(conn, f.find("pod").value_or(std::string(db::kMainPod)));
   in_transaction(pod.get(), [&](pqxx::work& w) { write_retention(json, w); });
 }
 

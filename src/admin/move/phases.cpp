@@ -3,34 +3,45 @@
 #include "admin/base/errors.hpp"
 #include "common/uuid.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <optional>
 
 namespace storeapi::admin {
 
+Phase recorded_phase(std::string_view stored) {
+  for (Phase phase : {Phase::copying, Phase::flipped, Phase::done})
+    if (phase_name(phase) == stored) return phase;
+  throw CommandError("the directory records a store move in phase '" + std::string(stored) +
+                     "', which this version does not know");
+}
+
 double seconds_between(MoveClock::time_point from, MoveClock::time_point to) {
   return std::chrono::duration<double>(to - from).count();
 }
 
-void PhaseClock::start(const char* phase) {
+void PhaseClock::start(Phase phase) {
   finish();
-  std::fprintf(stderr, "storeapi-admin: %s: %s\n", command_, phase);
+  std::fprintf(stderr, "storeapi-admin: %s: %s\n", command_, phase_name(phase).data());
   std::fflush(stderr);
   current_ = phase;
   started_ = MoveClock::now();
 }
 
 void PhaseClock::finish() {
-  if (current_) done_.emplace_back(current_, seconds_between(started_, MoveClock::now()));
-  current_ = nullptr;
+  if (!current_) return;
+  const double seconds = seconds_between(started_, MoveClock::now());
+  auto ran = std::find_if(done_.begin(), done_.end(), [&](const auto& d) { return d.first == *current_; });
+  if (ran != done_.end()) ran->second += seconds;
+  else done_.emplace_back(*current_, seconds);
+  current_.reset();
 }
 
 void PhaseClock::write(JsonWriter& json) const {
   json.key("phases").begin_object();
-  for (const auto& [phase, seconds] : done_) json.field(phase, seconds);
+  for (const auto& [phase, seconds] : done_) json.field(phase_name(phase), seconds);
   json.end_object();
 }
-
 std::string canonical_store_id(const std::string& given) {
   const std::optional<Uuid> uuid = Uuid::parse(given);
   return uuid ? uuid->str() : given;

@@ -2,21 +2,22 @@
 
 #include "admin/base/database.hpp"
 #include "admin/base/errors.hpp"
+#include "admin/base/pod_connection.hpp"
 #include "admin/move/checks.hpp"
 #include "admin/move/fences.hpp"
 #include "admin/move/phases.hpp"
 #include "admin/move/replication.hpp"
 #include "admin/move/tables.hpp"
-#include "admin/base/pod_connection.hpp"
+#include "db/pod_addresses.hpp"
 
-#include <chrono>
+#include <array>
 #include <cstdint>
+#include <memory>
+#include <optional>
 #include <vector>
 
 namespace storeapi::admin {
 namespace {
-
-constexpr std::chrono::milliseconds kDispatchLimit{5'000};
 
 // A table of the store's data, its columns, and which of its rows of the store the
 // restore replaces.
@@ -85,67 +86,101 @@ void check_copy_has_store(pqxx::connection& copy, const std::string& store_id) {
                        ": it must be the store's pod recovered to the time to restore");
 }
 
+// One run of the command: what its phases share.
+struct Restore {
+  pqxx::connection& directory;
+  const Mover& mover;
+  std::string store_id;
+  std::string from_url;
+  PhaseClock clock{"store restore"};
+  Placement where{};
+  std::optional<MoverConnection> pod{};
+  std::unique_ptr<pqxx::connection> copy{};
+  std::vector<RestoredTable> tables{};
+  std::int64_t claims_left = 0;
+  std::int64_t deleted = 0;
+  std::int64_t copied = 0;
+  MoveClock::time_point fenced{};
+  MoveClock::time_point lifted{};
+};
+
+// The store, its pod, and a copy that can replace its rows there.
+void check(Restore& r) {
+  r.where = placement(r.directory, r.store_id);
+  lock_store_moves(r.directory, r.store_id, "store restore");
+  {
+    pqxx::nontransaction work(r.directory);
+    if (!work.exec_params("select 1 from store_moves where store_id = $1 and phase <> $2", r.store_id,
+                          stored_phase(Phase::done))
+             .empty())
+      throw CommandError("store " + r.store_id + " has a move left unfinished: run `store move` again first");
+  }
+  r.pod = open_as_mover(r.directory, r.mover, r.where.pod);
+  r.copy = connect(r.from_url);
+  check_same_schema(*r.copy, *r.pod->conn, r.pod->name);
+  check_copy_has_store(*r.copy, r.store_id);
+  cover_outbox(*r.copy, *r.pod->conn, r.store_id, r.pod->name);
+  r.tables = restored_tables(*r.pod->conn, r.pod->name == db::kMainPod);
+}
+
+void pause(Restore& r) { r.claims_left = pause_dispatch(*r.pod->conn, r.store_id, r.where.epoch, kDispatchLimit); }
+
+void fence(Restore& r) {
+  fence_writes(*r.pod->conn, r.store_id, r.where.epoch);
+  r.fenced = MoveClock::now();
+}
+
+// One transaction on the pod: the store's rows deleted, the copy's inserted.
+void replace(Restore& r) {
+  // One snapshot of the copy for every table (it changes no more, but a look at it by
+  // an operator's session must not mix into what is read).
+  pqxx::transaction<pqxx::isolation_level::repeatable_read, pqxx::readwrite_policy::read_only> from(*r.copy);
+  pqxx::work to(*r.pod->conn);
+  // Without the foreign keys' checks and the triggers, as the move deletes and copies
+  // (admin/move/tables.cpp says why): the copy's rows, consistent among themselves,
+  // go in in any table order, and no trigger redoes what they already hold.
+  to.exec("set local session_replication_role = replica");
+  for (const auto& t : r.tables)
+    r.deleted += static_cast<std::int64_t>(
+        to.exec_params("delete from " + to.quote_name(t.name) + " where " + t.rows("$1"), r.store_id).affected_rows());
+  for (const auto& t : r.tables) r.copied += copy_rows(from, to, t, r.store_id);
+  to.commit();
+}
+
+void lift(Restore& r) {
+  lift_fence(*r.pod->conn, r.store_id, r.where.epoch);
+  r.lifted = MoveClock::now();
+}
+
+// The restore's phases, in order (store_restore.hpp says what each does): the move's
+// dispatch_pause, fence and lift, on the store's own pod, around a replace of its own.
+constexpr std::array<PhaseStep<Restore>, 5> kRestorePhases = {{
+    {Phase::checks, check},
+    {Phase::dispatch_pause, pause},
+    {Phase::fence, fence},
+    {Phase::replace, replace},
+    {Phase::lift, lift},
+}};
+
 }  // namespace
 
 void restore_store(JsonWriter& json, pqxx::connection& directory, const Mover& mover, const std::string& store_id_given,
                    const std::string& from_url) {
-  const std::string store_id = canonical_store_id(store_id_given);
   const auto began = MoveClock::now();
-  PhaseClock clock("store restore");
-  clock.start("checks");
-  const Placement where = placement(directory, store_id);
-  lock_store_moves(directory, store_id, "store restore");
-  {
-    pqxx::nontransaction work(directory);
-    if (!work.exec_params("select 1 from store_moves where store_id = $1 and phase <> 'done'", store_id).empty())
-      throw CommandError("store " + store_id + " has a move left unfinished: run `store move` again first");
-  }
-  Pod pod = open_pod(directory, mover, where.pod);
-  std::unique_ptr<pqxx::connection> copy = connect(from_url);
-  check_same_schema(*copy, *pod.conn, pod.name);
-  check_copy_has_store(*copy, store_id);
-  cover_outbox(*copy, *pod.conn, store_id, pod.name);
-  const std::vector<RestoredTable> tables = restored_tables(*pod.conn, pod.name == "main");
-
-  clock.start("dispatch_pause");
-  const std::int64_t claims_left = pause_dispatch(*pod.conn, store_id, where.epoch, kDispatchLimit);
-  clock.start("fence");
-  fence_writes(*pod.conn, store_id, where.epoch);
-  const auto fenced = MoveClock::now();
-
-  clock.start("replace");
-  std::int64_t deleted = 0, copied = 0;
-  {
-    // One snapshot of the copy for every table (it changes no more, but a look at it by
-    // an operator's session must not mix into what is read).
-    pqxx::transaction<pqxx::isolation_level::repeatable_read, pqxx::readwrite_policy::read_only> from(*copy);
-    pqxx::work to(*pod.conn);
-    // Without the foreign keys' checks and the triggers, as the move deletes and copies
-    // (admin/move/tables.cpp says why): the copy's rows, consistent among themselves,
-    // go in in any table order, and no trigger redoes what they already hold.
-    to.exec("set local session_replication_role = replica");
-    for (const auto& t : tables)
-      deleted += static_cast<std::int64_t>(
-          to.exec_params("delete from " + to.quote_name(t.name) + " where " + t.rows("$1"), store_id).affected_rows());
-    for (const auto& t : tables) copied += copy_rows(from, to, t, store_id);
-    to.commit();
-  }
-
-  clock.start("lift");
-  lift_fence(*pod.conn, store_id, where.epoch);
-  const auto lifted = MoveClock::now();
-  clock.finish();
+  Restore r{directory, mover, canonical_store_id(store_id_given), from_url};
+  run_phases<Restore>(kRestorePhases, r, r.clock, Phase::checks);
+  r.clock.finish();
 
   json.begin_object()
       .field("object", "store_restore")
-      .field("store_id", store_id)
-      .field("pod", pod.name)
-      .field("tables", static_cast<std::int64_t>(tables.size()))
-      .field("rows_deleted", deleted)
-      .field("rows_restored", copied)
-      .field("dispatch_claims_left", claims_left);
-  clock.write(json);
-  json.field("write_pause_seconds", seconds_between(fenced, lifted))
+      .field("store_id", r.store_id)
+      .field("pod", r.pod->name)
+      .field("tables", static_cast<std::int64_t>(r.tables.size()))
+      .field("rows_deleted", r.deleted)
+      .field("rows_restored", r.copied)
+      .field("dispatch_claims_left", r.claims_left);
+  r.clock.write(json);
+  json.field("write_pause_seconds", seconds_between(r.fenced, r.lifted))
       .field("total_seconds", seconds_between(began, MoveClock::now()))
       .end_object();
 }

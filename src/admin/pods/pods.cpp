@@ -5,6 +5,7 @@
 #include "admin/migrations/migrations.hpp"
 #include "admin/move/checks.hpp"
 #include "admin/base/validate.hpp"
+#include "db/pod_addresses.hpp"
 
 #include <optional>
 
@@ -67,7 +68,8 @@ std::vector<std::string> parse_replica_urls(const std::string& list) {
 void add_pod(JsonWriter& json, pqxx::connection& directory, const NewPod& pod, const Retention& retention) {
   check_matches(pod.name, "[a-z0-9]+(-[a-z0-9]+)*",
                 "--name must be lower-case letters and digits separated by single dashes, got '" + pod.name + "'");
-  if (pod.name == "main") throw CommandError("pod 'main' is the directory's own database and is always there");
+  if (pod.name == db::kMainPod)
+    throw CommandError("pod '" + pod.name + "' is the directory's own database and is always there");
   refuse_password(pod.url, "--url");
   std::string directory_identity;
   {
@@ -94,7 +96,8 @@ void add_pod(JsonWriter& json, pqxx::connection& directory, const NewPod& pod, c
   {
     pqxx::nontransaction work(*conn);
     if (identity(work) == directory_identity)
-      throw CommandError("--url names the directory's own database, which is pod 'main' already");
+      throw CommandError("--url names the directory's own database, which is pod '" + std::string(db::kMainPod) +
+                         "' already");
     if (work.exec1("select pg_is_in_recovery() as standby")["standby"].as<bool>())
       throw CommandError("--url names a standby; a pod's URL is its primary (standbys go in --replica-urls)");
     auto r = work.exec1(
@@ -136,7 +139,8 @@ void add_pod(JsonWriter& json, pqxx::connection& directory, const NewPod& pod, c
 }
 
 void write_pod_list(JsonWriter& json, pqxx::work& directory) {
-  auto rows = directory.exec(std::string("select ") + kPodColumns + " from pods p order by p.name <> 'main', p.name");
+  auto rows = directory.exec_params(std::string("select ") + kPodColumns + " from pods p order by p.name <> $1, p.name",
+                                    std::string(db::kMainPod));
   json.begin_object().field("object", "list").key("data").begin_array();
   for (const auto& row : rows) {
     json.begin_object();

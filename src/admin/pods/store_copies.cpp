@@ -3,6 +3,7 @@
 #include "admin/base/database.hpp"
 #include "admin/base/errors.hpp"
 #include "admin/base/pod_connection.hpp"
+#include "db/pod_addresses.hpp"
 
 namespace storeapi::admin {
 namespace {
@@ -29,11 +30,11 @@ void copy_store_to_pod(pqxx::work& directory_work, const std::string& store_id) 
   // nothing (the directory's do), and `pod` is main to keep its foreign key.
   auto row = directory_work.exec_params1(
       "select s.pod,"
-      "       jsonb_build_array(to_jsonb(s) || jsonb_build_object('pod', 'main'))::text as store,"
+      "       jsonb_build_array(to_jsonb(s) || jsonb_build_object('pod', $2::text))::text as store,"
       "       (select coalesce(jsonb_agg(to_jsonb(m)), '[]') from staff_members m where m.store_id = s.id)::text"
       "         as staff"
       "  from stores s where s.id = $1",
-      store_id);
+      store_id, std::string(db::kMainPod));
   PodConnection pod = connect_to_pod(directory_work, row["pod"].c_str());
   if (pod.is_directory()) return;
   pqxx::work work(pod.get());

@@ -30,14 +30,14 @@ std::string create_store(pqxx::work& work, const NewStore& s) {
   if (!work.exec_params("select 1 from stores where slug = $1", s.slug).empty())
     throw CommandError("a store with slug '" + s.slug + "' already exists");
   // An unknown pod is refused before anything is written.
-  if (s.pod != "main") pod_url(work, s.pod);
+  if (s.pod != db::kMainPod) pod_url(work, s.pod);
   auto row = work.exec_params1(
       "insert into stores (name, slug, url, currency, locale, plan, owner_email)"
       " values ($1, $2, $3, $4, $5, $6, $7) returning id",
       s.name, s.slug, url, s.currency, s.locale, s.plan, s.owner_email);
   // Main is the column's default, left to it so that a database migrated before pods
   // takes stores too (the tests of `migrate` fill one).
-  if (s.pod != "main") work.exec_params("update stores set pod = $2 where id = $1", row["id"].c_str(), s.pod);
+  if (s.pod != db::kMainPod) work.exec_params("update stores set pod = $2 where id = $1", row["id"].c_str(), s.pod);
   std::string id = row["id"].c_str();
   AccessLevels all{};
   all.fill(Level::write);

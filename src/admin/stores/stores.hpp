@@ -1,6 +1,7 @@
 #pragma once
 // Stores: creation (with the owner's staff record), plan and rate-limit changes.
 #include "admin/base/json.hpp"
+#include "db/pod_addresses.hpp"
 
 #include <pqxx/pqxx>
 
@@ -17,7 +18,7 @@ struct NewStore {
   std::string owner_email;
   std::string locale = "en";
   std::optional<std::string> url;  // default https://<slug>.example.com
-  std::string pod = "main";         // where its data lives (admin/pods/pods.hpp)
+  std::string pod{db::kMainPod};  // where its data lives (admin/pods/pods.hpp)
 };
 
 // Validates, inserts the store and its owner (write access on every resource) and
