@@ -17,10 +17,10 @@ namespace {
 // sql/035_store_moves.sql's check, and what 0.1.0's `store move` compares with: a move
 // recorded in other words would be finished by it instead of undone.
 TEST(MovePhases, TheRecordedOnesKeepTheStringsTheDirectoryHolds) {
-  EXPECT_EQ(stored_phase(Phase::copying), "copying");
-  EXPECT_EQ(stored_phase(Phase::flipped), "flipped");
-  EXPECT_EQ(stored_phase(Phase::done), "done");
-  for (Phase phase : {Phase::copying, Phase::flipped, Phase::done})
+  EXPECT_EQ(stored_phase(MovePhase::copying), "copying");
+  EXPECT_EQ(stored_phase(MovePhase::flipped), "flipped");
+  EXPECT_EQ(stored_phase(MovePhase::done), "done");
+  for (MovePhase phase : {MovePhase::copying, MovePhase::flipped, MovePhase::done})
     EXPECT_EQ(recorded_phase(stored_phase(phase)), phase);
   EXPECT_THROW(recorded_phase("copy"), CommandError);
   EXPECT_THROW(recorded_phase("lift"), CommandError);
@@ -29,42 +29,43 @@ TEST(MovePhases, TheRecordedOnesKeepTheStringsTheDirectoryHolds) {
 TEST(MovePhases, EveryPhaseHasItsOwnName) {
   for (std::size_t i = 0; i < kPhaseNames.size(); ++i)
     for (std::size_t j = i + 1; j < kPhaseNames.size(); ++j) EXPECT_NE(kPhaseNames[i], kPhaseNames[j]);
-  EXPECT_EQ(phase_name(Phase::checks), "checks");
-  EXPECT_EQ(phase_name(Phase::dispatch_pause), "dispatch_pause");
-  EXPECT_EQ(phase_name(Phase::done), "done");
+  EXPECT_EQ(phase_name(MovePhase::checks), "checks");
+  EXPECT_EQ(phase_name(MovePhase::dispatch_pause), "dispatch_pause");
+  EXPECT_EQ(phase_name(MovePhase::done), "done");
 }
 
 struct Ran {
-  std::vector<Phase> phases;
+  std::vector<MovePhase> phases;
 };
 
-template <Phase P>
+template <MovePhase P>
 void note(Ran& ran) {
   ran.phases.push_back(P);
 }
 
 constexpr std::array<PhaseStep<Ran>, 4> kSteps = {{
-    {Phase::checks, note<Phase::checks>},
-    {Phase::copying, note<Phase::copying>},
-    {Phase::flipped, note<Phase::flipped>},
-    {Phase::lift, note<Phase::lift>},
+    {MovePhase::checks, note<MovePhase::checks>},
+    {MovePhase::copying, note<MovePhase::copying>},
+    {MovePhase::flipped, note<MovePhase::flipped>},
+    {MovePhase::lift, note<MovePhase::lift>},
 }};
 
 TEST(MovePhases, ATableRunsFromThePhaseGivenInItsOrder) {
   PhaseClock clock("test");
   Ran all;
-  run_phases<Ran>(kSteps, all, clock, Phase::checks);
-  EXPECT_EQ(all.phases, (std::vector<Phase>{Phase::checks, Phase::copying, Phase::flipped, Phase::lift}));
+  run_phases<Ran>(kSteps, all, clock, MovePhase::checks);
+  EXPECT_EQ(all.phases,
+            (std::vector<MovePhase>{MovePhase::checks, MovePhase::copying, MovePhase::flipped, MovePhase::lift}));
   Ran resumed;
-  run_phases<Ran>(kSteps, resumed, clock, Phase::flipped);
-  EXPECT_EQ(resumed.phases, (std::vector<Phase>{Phase::flipped, Phase::lift}));
+  run_phases<Ran>(kSteps, resumed, clock, MovePhase::flipped);
+  EXPECT_EQ(resumed.phases, (std::vector<MovePhase>{MovePhase::flipped, MovePhase::lift}));
 }
 
 TEST(MovePhases, APhaseRunAgainIsReportedOnceInTheOrderItFirstRan) {
   PhaseClock clock("test");
-  clock.start(Phase::checks);
-  clock.start(Phase::undo);
-  clock.start(Phase::checks);
+  clock.start(MovePhase::checks);
+  clock.start(MovePhase::undo);
+  clock.start(MovePhase::checks);
   clock.finish();
   JsonWriter json;
   json.begin_object();

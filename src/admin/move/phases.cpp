@@ -9,8 +9,8 @@
 
 namespace storeapi::admin {
 
-Phase recorded_phase(std::string_view stored) {
-  for (Phase phase : {Phase::copying, Phase::flipped, Phase::done})
+MovePhase recorded_phase(std::string_view stored) {
+  for (MovePhase phase : {MovePhase::copying, MovePhase::flipped, MovePhase::done})
     if (phase_name(phase) == stored) return phase;
   throw CommandError("the directory records a store move in phase '" + std::string(stored) +
                      "', which this version does not know");
@@ -20,7 +20,7 @@ double seconds_between(MoveClock::time_point from, MoveClock::time_point to) {
   return std::chrono::duration<double>(to - from).count();
 }
 
-void PhaseClock::start(Phase phase) {
+void PhaseClock::start(MovePhase phase) {
   finish();
   std::fprintf(stderr, "storeapi-admin: %s: %s\n", command_, phase_name(phase).data());
   std::fflush(stderr);

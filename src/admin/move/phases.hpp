@@ -28,7 +28,7 @@ namespace storeapi::admin {
 // prepared and the copy begun; a move stopped there is undone), `flipped` (written in the
 // flip's own transaction; a move stopped after it is finished) and `done`. Those three
 // strings are what the previous release's tool reads from the directory: never rename them.
-enum class Phase : std::uint8_t {
+enum class MovePhase : std::uint8_t {
   checks,
   undo,
   prepare,
@@ -48,12 +48,12 @@ inline constexpr std::array<std::string_view, 13> kPhaseNames = {
     "checks", "undo",    "prepare", "copying", "catch_up", "dispatch_pause", "fence", "replace",
     "detach", "flipped", "lift",    "cleanup", "done"};
 
-constexpr std::string_view phase_name(Phase phase) { return kPhaseNames[static_cast<std::size_t>(phase)]; }
+constexpr std::string_view phase_name(MovePhase phase) { return kPhaseNames[static_cast<std::size_t>(phase)]; }
 
 // The phase a `store_moves.phase` value names: copying, flipped or done (what the table's
 // check allows); CommandError for anything else. And back: the value for one of those.
-Phase recorded_phase(std::string_view stored);
-inline std::string stored_phase(Phase phase) { return std::string(phase_name(phase)); }
+MovePhase recorded_phase(std::string_view stored);
+inline std::string stored_phase(MovePhase phase) { return std::string(phase_name(phase)); }
 
 using MoveClock = std::chrono::steady_clock;
 
@@ -65,29 +65,29 @@ double seconds_between(MoveClock::time_point from, MoveClock::time_point to);
 class PhaseClock {
  public:
   explicit PhaseClock(const char* command) : command_(command) {}
-  void start(Phase phase);
+  void start(MovePhase phase);
   void finish();
   // "phases": {phase: seconds, ...}, in the order they first ran
   void write(JsonWriter& json) const;
 
  private:
   const char* command_;
-  std::optional<Phase> current_;
+  std::optional<MovePhase> current_;
   MoveClock::time_point started_;
-  std::vector<std::pair<Phase, double>> done_;
+  std::vector<std::pair<MovePhase, double>> done_;
 };
 
 // One row of a command's phase table: the phase and the function that does it on the
 // command's state (`Job`: the move's, the restore's).
 template <typename Job>
 struct PhaseStep {
-  Phase phase;
+  MovePhase phase;
   void (*run)(Job&);
 };
 
 // Runs the table's phases in its order, from `first` on, each started on `clock`.
 template <typename Job>
-void run_phases(std::span<const PhaseStep<Job>> steps, Job& job, PhaseClock& clock, Phase first) {
+void run_phases(std::span<const PhaseStep<Job>> steps, Job& job, PhaseClock& clock, MovePhase first) {
   bool reached = false;
   for (const PhaseStep<Job>& step : steps) {
     reached = reached || step.phase == first;

@@ -85,7 +85,7 @@ void wait_copied(pqxx::connection& target, const std::string& store_id,
       copied += row["done"].as<bool>() && at_source != rows_at_source.end() ? at_source->second
                                                                              : row["copying"].as<std::size_t>();
     }
-    progress.update(phase_name(Phase::copying), std::min(copied, total), total);
+    progress.update(phase_name(MovePhase::copying), std::min(copied, total), total);
     auto r = work.exec_params1(
         "select s.subenabled, count(*) filter (where r.srsubstate <> 'r') as copying from pg_subscription s"
         " left join pg_subscription_rel r on r.srsubid = s.oid"

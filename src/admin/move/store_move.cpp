@@ -36,7 +36,7 @@ constexpr milliseconds kFenceLimit{10'000};
 struct MoveRecord {
   std::string source;
   std::string target;
-  Phase phase = Phase::copying;
+  MovePhase phase = MovePhase::copying;
   std::int64_t epoch = 0;
   bool target_tombstone = false;  // the target held the store's tombstone of a past move
 };
@@ -46,7 +46,7 @@ std::optional<MoveRecord> unfinished_move(pqxx::connection& directory, const std
   pqxx::nontransaction work(directory);
   auto r = work.exec_params(
       "select source, target, phase, epoch, target_tombstone from store_moves where store_id = $1 and phase <> $2",
-      store_id, stored_phase(Phase::done));
+      store_id, stored_phase(MovePhase::done));
   if (r.empty()) return std::nullopt;
   return MoveRecord{r[0]["source"].c_str(), r[0]["target"].c_str(), recorded_phase(r[0]["phase"].c_str()),
                     r[0]["epoch"].as<std::int64_t>(), r[0]["target_tombstone"].as<bool>()};
@@ -72,9 +72,9 @@ struct Move {
   std::string store_id;
   std::string to;  // the pod asked for
   PhaseClock clock{"store move"};
-  Placement where{};                // the store's placement as the run found it
-  MoveRecord record{};              // this move
-  std::optional<Phase> recorded{};  // what the directory holds of it (nothing before the prepare)
+  Placement where{};                    // the store's placement as the run found it
+  MoveRecord record{};                  // this move
+  std::optional<MovePhase> recorded{};  // what the directory holds of it (nothing before the prepare)
   std::optional<MoverConnection> source{};
   std::optional<MoverConnection> target{};
   std::vector<StoreTable> tables{};  // the store's tables the move copies
@@ -103,7 +103,7 @@ void check(Move& m) {
   check_same_schema(*m.source->conn, *m.target->conn, m.target->name);
   cover_outbox(*m.source->conn, *m.target->conn, m.store_id, m.target->name);
   m.tables = moved_tables(*m.source->conn, m.target->name);
-  m.record = MoveRecord{m.source->name, m.target->name, Phase::copying, m.where.epoch + 1};
+  m.record = MoveRecord{m.source->name, m.target->name, MovePhase::copying, m.where.epoch + 1};
 }
 
 // The target emptied of the store and holding its writes and dispatch; the move recorded
@@ -126,11 +126,11 @@ void prepare(Move& m) {
         " on conflict (store_id) do update set source = excluded.source, target = excluded.target,"
         " phase = excluded.phase, epoch = excluded.epoch, target_tombstone = excluded.target_tombstone,"
         " started_at = api.now_ms(), updated_at = api.now_ms()",
-        m.store_id, m.record.source, m.record.target, stored_phase(Phase::copying), m.record.epoch,
+        m.store_id, m.record.source, m.record.target, stored_phase(MovePhase::copying), m.record.epoch,
         m.record.target_tombstone);
     work.commit();
   }
-  m.recorded = Phase::copying;
+  m.recorded = MovePhase::copying;
   m.report.from = m.record.source;
   m.report.to = m.record.target;
   m.report.epoch = m.record.epoch;
@@ -187,13 +187,14 @@ void flip(Move& m) {
     auto recorded = work.exec_params(
         "update store_moves set phase = $4, updated_at = api.now_ms()"
         " where store_id = $1 and phase = $5 and epoch = $2 and target = $3",
-        m.store_id, m.record.epoch, m.record.target, stored_phase(Phase::flipped), stored_phase(Phase::copying));
+        m.store_id, m.record.epoch, m.record.target, stored_phase(MovePhase::flipped),
+        stored_phase(MovePhase::copying));
     if (recorded.affected_rows() != 1) throw CommandError("the store's move record changed during the move");
     notify_store_changed(work, m.store_id);
     work.commit();
   }
   // The flip is committed: from here on the move only goes forward.
-  m.recorded = Phase::flipped;
+  m.recorded = MovePhase::flipped;
   m.report.confirmations_missing = static_cast<std::int64_t>(confirmations.wait());
 }
 
@@ -215,9 +216,9 @@ void clean_up(Move& m) {
   }
   pqxx::work work(m.directory);
   work.exec_params("update store_moves set phase = $2, updated_at = api.now_ms() where store_id = $1", m.store_id,
-                   stored_phase(Phase::done));
+                   stored_phase(MovePhase::done));
   work.commit();
-  m.recorded = Phase::done;
+  m.recorded = MovePhase::done;
 }
 
 // A move stopped before its flip taken back: the store stays on the source, served as
@@ -247,29 +248,29 @@ void undo(Move& m) {
 // The move's phases, in order (store_move.hpp says what each does). `undo` is not among
 // them: it runs when a move stops while the directory records it `copying`.
 constexpr std::array<PhaseStep<Move>, 10> kMovePhases = {{
-    {Phase::checks, check},
-    {Phase::prepare, prepare},
-    {Phase::copying, copy},
-    {Phase::catch_up, catch_up},
-    {Phase::dispatch_pause, pause_source_dispatch},
-    {Phase::fence, fence},
-    {Phase::detach, detach},
-    {Phase::flipped, flip},
-    {Phase::lift, lift},
-    {Phase::cleanup, clean_up},
+    {MovePhase::checks, check},
+    {MovePhase::prepare, prepare},
+    {MovePhase::copying, copy},
+    {MovePhase::catch_up, catch_up},
+    {MovePhase::dispatch_pause, pause_source_dispatch},
+    {MovePhase::fence, fence},
+    {MovePhase::detach, detach},
+    {MovePhase::flipped, flip},
+    {MovePhase::lift, lift},
+    {MovePhase::cleanup, clean_up},
 }};
 
 // Runs the move's phases from `first` on. One that fails while the directory records the
 // move `copying` and still places the store on the source undoes it (the flip's own
 // failure included: its transaction did not commit); from the flip on, a failure leaves
 // the move for the next run to finish.
-void run_from(Move& m, Phase first) {
+void run_from(Move& m, MovePhase first) {
   try {
     run_phases<Move>(kMovePhases, m, m.clock, first);
   } catch (const std::exception&) {
-    if (m.recorded == Phase::copying && placement(m.directory, m.store_id).pod == m.record.source) {
+    if (m.recorded == MovePhase::copying && placement(m.directory, m.store_id).pod == m.record.source) {
       try {
-        m.clock.start(Phase::undo);
+        m.clock.start(MovePhase::undo);
         undo(m);
       } catch (const std::exception& e) {
         std::fprintf(stderr, "storeapi-admin: store move: undoing failed too (%s); run the move again\n", e.what());
@@ -286,17 +287,17 @@ void take_up(Move& m, const MoveRecord& left) {
   m.record = left;
   m.recorded = left.phase;
   m.report.from = left.source;
-  if (left.phase < Phase::flipped) {
-    m.clock.start(Phase::undo);
+  if (left.phase < MovePhase::flipped) {
+    m.clock.start(MovePhase::undo);
     undo(m);
     m.report.taken_up = "undone";
     return;
   }
   m.source = open_as_mover(m.directory, m.mover, left.source);
   m.target = open_as_mover(m.directory, m.mover, left.target);
-  m.clock.start(Phase::detach);
+  m.clock.start(MovePhase::detach);
   detach(m);
-  run_from(m, Phase::lift);
+  run_from(m, MovePhase::lift);
   m.report.taken_up = "finished";
 }
 
@@ -329,7 +330,7 @@ void move_store(JsonWriter& json, pqxx::connection& directory, const Mover& move
                 const std::string& target_pod) {
   const auto began = Clock::now();
   Move m{directory, mover, canonical_store_id(store_id_given), target_pod};
-  m.clock.start(Phase::checks);
+  m.clock.start(MovePhase::checks);
   m.where = placement(directory, m.store_id);
   lock_store_moves(directory, m.store_id, "store move");
 
@@ -347,7 +348,7 @@ void move_store(JsonWriter& json, pqxx::connection& directory, const Mover& move
       return;
     }
   }
-  run_from(m, Phase::checks);
+  run_from(m, MovePhase::checks);
   m.clock.finish();
   if (m.fenced) m.report.write_pause = seconds_between(*m.fenced, m.lifted);
   write_report(json, m, began);

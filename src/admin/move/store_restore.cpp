@@ -111,7 +111,7 @@ void check(Restore& r) {
   {
     pqxx::nontransaction work(r.directory);
     if (!work.exec_params("select 1 from store_moves where store_id = $1 and phase <> $2", r.store_id,
-                          stored_phase(Phase::done))
+                          stored_phase(MovePhase::done))
              .empty())
       throw CommandError("store " + r.store_id + " has a move left unfinished: run `store move` again first");
   }
@@ -155,11 +155,11 @@ void lift(Restore& r) {
 // The restore's phases, in order (store_restore.hpp says what each does): the move's
 // dispatch_pause, fence and lift, on the store's own pod, around a replace of its own.
 constexpr std::array<PhaseStep<Restore>, 5> kRestorePhases = {{
-    {Phase::checks, check},
-    {Phase::dispatch_pause, pause},
-    {Phase::fence, fence},
-    {Phase::replace, replace},
-    {Phase::lift, lift},
+    {MovePhase::checks, check},
+    {MovePhase::dispatch_pause, pause},
+    {MovePhase::fence, fence},
+    {MovePhase::replace, replace},
+    {MovePhase::lift, lift},
 }};
 
 }  // namespace
@@ -168,7 +168,7 @@ void restore_store(JsonWriter& json, pqxx::connection& directory, const Mover& m
                    const std::string& from_url) {
   const auto began = MoveClock::now();
   Restore r{directory, mover, canonical_store_id(store_id_given), from_url};
-  run_phases<Restore>(kRestorePhases, r, r.clock, Phase::checks);
+  run_phases<Restore>(kRestorePhases, r, r.clock, MovePhase::checks);
   r.clock.finish();
 
   json.begin_object()
