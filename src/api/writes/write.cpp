@@ -45,22 +45,21 @@ std::optional<InvalidRequest> validate(Context& ctx, const WriteEndpoint& endpoi
 }
 
 // The write as its request gives it, read once (docs/DECISIONS.md, "Idempotency") and
-// handed down: its key, the validation's verdict, and the fingerprint the key is bound to
-// (the validated fields, or the raw body of a rejected request; empty without a valid
-// key). The values and texts it was read into are run_write's (its frame).
+// handed down: the validation's verdict, then its key with the fingerprint the key is
+// bound to (the validated fields, or the raw body of a rejected request). The values and
+// texts it was read into are run_write's (its frame).
 struct WriteRequest {
-  IdempotencyKey key;
   std::optional<InvalidRequest> rejection;
-  std::string fingerprint;
+  IdempotencyKey key;
 
   bool keyed() const noexcept { return key.state == IdempotencyKey::State::valid; }
 };
 
 WriteRequest read_write(Context& ctx, const WriteEndpoint& endpoint, std::span<json::FieldValue> values,
                         json::BodyTexts& texts) {
-  WriteRequest write{read_idempotency_key(ctx.req), validate(ctx, endpoint, values, texts), {}};
-  if (write.keyed())
-    write.fingerprint = write.rejection ? raw_fingerprint(ctx.req) : fingerprint(ctx.req, endpoint.fields, values);
+  WriteRequest write{validate(ctx, endpoint, values, texts), {}};
+  write.key = read_idempotency_key(
+      ctx.req, write.rejection ? std::nullopt : std::optional(ValidatedBody{endpoint.fields, values}));
   return write;
 }
 
@@ -209,7 +208,7 @@ runtime::task<void> reject(Context& ctx, const WriteRequest& write) {
   }
   const std::string body = stored_error(rejection);
   co_await write_on_pod(ctx, true, [&](db::Unit& unit, Pod&) {
-    unit.add(kStoreRejection, {ctx.caller.store(), write.key.text, std::string_view(write.fingerprint),
+    unit.add(kStoreRejection, {ctx.caller.store(), write.key.text, std::string_view(write.key.fingerprint),
                                error_info(rejection.code).status, std::string_view(body)});
     return false;  // it queues nothing to announce
   });
@@ -237,7 +236,7 @@ runtime::task<void> run_write(Context& ctx, WriteEndpoint endpoint) {
   }
   const db::Param key_param = write.keyed() ? db::Param(write.key.text) : db::Param(std::nullopt);
   const db::Param fingerprint_param =
-      write.keyed() ? db::Param(std::string_view(write.fingerprint)) : db::Param(std::nullopt);
+      write.keyed() ? db::Param(std::string_view(write.key.fingerprint)) : db::Param(std::nullopt);
   co_await write_on_pod(ctx, write.keyed(), [&](db::Unit& unit, Pod& pod) {
     // First, so that a failed NOTIFY fails the write too (the rest of the transaction is
     // skipped) rather than roll back a write whose answer came already.
