@@ -123,8 +123,8 @@ constexpr std::string_view kCursorMismatch =
 Checked parse_list_params(http::Query& query, std::string_view raw, const ListSpec& spec, const Uuid& store,
                           std::string_view secret, ListParams& out) {
   out = ListParams{};
-  if (const auto error = query.parse(raw))
-    return Checked::refused(ErrorCode::parameter_invalid, error->param, error->message);
+  if (const http::QueryResult parsed = query.parse(raw); !parsed.ok())
+    return Checked::refused(ErrorCode::parameter_invalid, parsed.param, parsed.message);
   for (const http::QueryParam& param : query.params()) {
     if (!classify(param.name, spec)) return Checked::refused(ErrorCode::parameter_unknown, param.name);
   }
