@@ -63,7 +63,8 @@ now_ms() { date +%s%3N; }
 
 start_etcd() {
   etcd_client=$(free_port)
-  local peer=$(free_port)
+  local peer
+  peer=$(free_port)
   etcd --name e1 --data-dir "$work/etcd" --listen-client-urls "http://127.0.0.1:$etcd_client" \
     --advertise-client-urls "http://127.0.0.1:$etcd_client" --listen-peer-urls "http://127.0.0.1:$peer" \
     --initial-advertise-peer-urls "http://127.0.0.1:$peer" --initial-cluster "e1=http://127.0.0.1:$peer" \
