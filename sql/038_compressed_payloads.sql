@@ -18,7 +18,7 @@
 -- Expand-only: catalog changes, no rewrite; the previous release's statements are unchanged.
 alter table events
   alter column payload set compression lz4,
-  alter column type set storage main,
+  alter column "type" set storage main,
   alter column trace_id set storage main;
 
 do $$
@@ -26,7 +26,7 @@ declare
   v_partition regclass;
 begin
   for v_partition in select inhrelid::regclass from pg_inherits where inhparent = 'events'::regclass loop
-    execute format('alter table %s alter column payload set compression lz4, alter column type set storage main,'
+    execute format('alter table %s alter column payload set compression lz4, alter column "type" set storage main,'
                    ' alter column trace_id set storage main, set (toast_tuple_target = 128)', v_partition);
   end loop;
 end $$;
