@@ -106,6 +106,11 @@ TEST_F(WriteBytes, TheProductShortcutAgreesWithTheGeneralFunction) {
       "    and p.id in (select id from products where store_id = $1 order by created_at, id limit 2)"
       "  union all select '{\"updated_at\":\"x\"}', '{\"updated_at\":\"y\"}')";
   EXPECT_GT(env->count(cases + " select count(*) from pairs where old <> new", env->store().id), 100);
+  // Every product document is cut into its parts, and one with anything after its end is not.
+  EXPECT_EQ(env->count("select count(*) from products where store_id = $1 and (api.product_doc_parts(doc) is null"
+                       " or api.product_doc_parts(doc || ' ') is not null)",
+                       env->store().id),
+            0);
   EXPECT_EQ(env->count(cases + " select count(*) from pairs"
                                " where api.product_previous_attributes(old, new) is distinct from"
                                "       api.previous_attributes(old, new)",
