@@ -86,7 +86,7 @@ TEST_F(WriteBytes, AnOrdersEventIsTheOrderAsReadWithItsOldValues) {
 
 // Every product of the store, each changed as a variant write changes it (the variants and
 // updated_at; the price range too; in the same millisecond) and as no variant write does
-// (its name; nothing at all), and documents of another shape: the shortcut's answer is the
+// (its slug; nothing at all), and documents of another shape: the shortcut's answer is the
 // general function's, byte for byte.
 TEST_F(WriteBytes, TheProductShortcutAgreesWithTheGeneralFunction) {
   const std::string cases =
@@ -96,11 +96,11 @@ TEST_F(WriteBytes, TheProductShortcutAgreesWithTheGeneralFunction) {
       "    replace(p.doc, ',\"max_price\":\"', ',\"max_price\":\"1') as priced,"
       "    replace(replace(p.doc, ',\"min_price\":\"', ',\"min_price\":\"2'), ',\"low_stock_threshold\":', ',\"low_stock_threshold\":3')"
       "      as ranged,"
-      "    replace(p.doc, '\"name\":', '\"name\":\"x\",\"was\":') as renamed"
+      "    replace(p.doc, '\"slug\":', '\"slug\":\"x\",\"was\":') as reslugged"
       "  from products p where p.store_id = $1),"
       " pairs as (select old, same as new from docs union all select old, moved from docs"
       "  union all select old, priced from docs union all select old, ranged from docs"
-      "  union all select old, renamed from docs union all select moved, old from docs"
+      "  union all select old, reslugged from docs union all select moved, old from docs"
       "  union all select o.doc, p.doc from orders o, products p where o.store_id = $1 and p.store_id = $1"
       "    and o.id in (select id from orders where store_id = $1 order by created_at, id limit 2)"
       "    and p.id in (select id from products where store_id = $1 order by created_at, id limit 2)"
