@@ -353,6 +353,15 @@ begin
   return null;
 end $$;
 
+-- Each of these locks its table (SHARE ROW EXCLUSIVE) until `migrate` commits this file,
+-- while the fleet writes. A variant write changes its variant, then (by the trigger) its
+-- product: so the variants first, then the products. The other way round, a write that
+-- had changed its variant waited on the product's lock held here while this waited on
+-- the variant's held by the write, and PostgreSQL ended one of them: a write answered 500
+-- during a rolling upgrade.
+-- (not on insert: only the seed inserts variants, see above)
+create or replace trigger product_changed after update or delete on variants
+  for each row execute function api.variant_changed();
 create or replace trigger render_doc before insert or update on orders
   for each row execute function api.render_order_doc();
 create or replace trigger render_doc before insert or update on products
@@ -361,9 +370,6 @@ create or replace trigger render_doc before insert or update on customers
   for each row execute function api.render_customer_doc();
 create or replace trigger render_doc before insert or update on bookings
   for each row execute function api.render_booking_doc();
--- (not on insert: only the seed inserts variants, see above)
-create or replace trigger product_changed after update or delete on variants
-  for each row execute function api.variant_changed();
 
 -- Every stored document that is not what the renderer makes of its row now (none, unless
 -- a write forgot a dependency).
