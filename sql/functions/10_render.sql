@@ -300,8 +300,8 @@ end $$;
 -- "variants"; the variants' array is followed by the product's created_at, the first
 -- `],"created_at":"` of the document (a variant's created_at follows its image_url).
 -- replace and split_part search and copy bytes; strpos, left, right and length count
--- characters, calling pg_mblen on every character of the UTF-8 document (with
--- api.product_doc_parts, 10 % of a stock write's PostgreSQL time).
+-- characters, calling pg_mblen on every character of the UTF-8 document up to the place
+-- (api.product_doc_parts in sql/functions/40_writes.sql says what that cost).
 create or replace function api.product_doc_with_variant(doc text, updated_at timestamptz, new_updated_at timestamptz,
                                                         old_variant text, new_variant text)
 returns text
