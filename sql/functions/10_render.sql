@@ -294,9 +294,14 @@ end $$;
 -- A product's document `doc` (as of `updated_at`) with one variant's rendering replaced and
 -- its updated_at moved to `new_updated_at`: what rendering the product again would give
 -- when nothing else it shows changed. Null when `doc` does not hold `old_variant` or
--- does not end with `updated_at` as expected (a stale document): render it then. The
--- variant's rendering starts with its object and id, and a string inside the document
--- has its quotes escaped, so it occurs once, at the variant's place in "variants".
+-- does not end with its created_at and `updated_at` as expected (a stale document): render
+-- it then. The variant's rendering starts with its object and id, and a string inside the
+-- document has its quotes escaped, so it occurs once, at the variant's place in
+-- "variants"; the variants' array is followed by the product's created_at, the first
+-- `],"created_at":"` of the document (a variant's created_at follows its image_url).
+-- replace and split_part search and copy bytes; strpos, left, right and length count
+-- characters, calling pg_mblen on every character of the UTF-8 document up to the place
+-- (api.product_doc_parts in sql/functions/40_writes.sql says what that cost).
 create or replace function api.product_doc_with_variant(doc text, updated_at timestamptz, new_updated_at timestamptz,
                                                         old_variant text, new_variant text)
 returns text
@@ -305,13 +310,15 @@ declare
   -- plpgsql, not SQL: a SQL function that uses an argument twice is not inlined when the
   -- argument is an expression (a variant's rendering), and ran through fmgr_sql, planned
   -- on every call; plpgsql evaluates these simple expressions without an executor.
-  old_end text := ',"updated_at":' || api.j_ts(updated_at) || '}';
+  replaced text := replace(doc, old_variant, new_variant);
+  head text := split_part(replaced, '],"created_at":"', 1);
+  created_at text := split_part(split_part(replaced, '],"created_at":"', 2), '"', 1);
 begin
-  if strpos(doc, old_variant) = 0 or right(doc, length(old_end)) <> old_end then
+  if (replaced = doc and split_part(doc, old_variant, 1) = doc)
+     or head || '],"created_at":"' || created_at || '","updated_at":' || api.j_ts(updated_at) || '}' <> replaced then
     return null;
   end if;
-  return left(replace(doc, old_variant, new_variant), -length(old_end))
-         || ',"updated_at":' || api.j_ts(new_updated_at) || '}';
+  return head || '],"created_at":"' || created_at || '","updated_at":' || api.j_ts(new_updated_at) || '}';
 end $$;
 
 -- A variant's change is its product's change: the product's document shows the variant
@@ -346,6 +353,15 @@ begin
   return null;
 end $$;
 
+-- Each of these locks its table (SHARE ROW EXCLUSIVE) until `migrate` commits this file,
+-- while the fleet writes. A variant write changes its variant, then (by the trigger) its
+-- product: so the variants first, then the products. The other way round, a write that
+-- had changed its variant waited on the product's lock held here while this waited on
+-- the variant's held by the write, and PostgreSQL ended one of them: a write answered 500
+-- during a rolling upgrade.
+-- (not on insert: only the seed inserts variants, see above)
+create or replace trigger product_changed after update or delete on variants
+  for each row execute function api.variant_changed();
 create or replace trigger render_doc before insert or update on orders
   for each row execute function api.render_order_doc();
 create or replace trigger render_doc before insert or update on products
@@ -354,9 +370,6 @@ create or replace trigger render_doc before insert or update on customers
   for each row execute function api.render_customer_doc();
 create or replace trigger render_doc before insert or update on bookings
   for each row execute function api.render_booking_doc();
--- (not on insert: only the seed inserts variants, see above)
-create or replace trigger product_changed after update or delete on variants
-  for each row execute function api.variant_changed();
 
 -- Every stored document that is not what the renderer makes of its row now (none, unless
 -- a write forgot a dependency).

@@ -41,11 +41,11 @@ begin
     v_name := 'p' || to_char(v_start at time zone 'UTC', 'YYYYMMDD"t"HH24MISS');
     insert into outbox_partitions (name, starts_at, ends_at) values (v_name, v_start, v_end);
     foreach v_table in array api.outbox_tables() loop
-      execute format('create table %I (like %I including defaults including constraints including storage)',
-                     v_table || '_' || v_name, v_table);
+      execute format('create table %I (like %I including defaults including constraints including storage'
+                     ' including compression)', v_table || '_' || v_name, v_table);
       if v_table = 'events' then
-        -- sql/013_write_path_constraints.sql: payloads stay in the row up to about 8 KB.
-        execute format('alter table %I set (toast_tuple_target = 8160)', v_table || '_' || v_name);
+        -- sql/038_compressed_payloads.sql: payloads compressed (lz4), in the row.
+        execute format('alter table %I set (toast_tuple_target = 128)', v_table || '_' || v_name);
       end if;
       execute format('alter table %I attach partition %I for values from (%L) to (%L)',
                      v_table, v_table || '_' || v_name, v_start, v_end);

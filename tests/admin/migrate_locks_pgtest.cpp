@@ -180,5 +180,41 @@ TEST(MigrateLocks, RunsANoTransactionMigrationOutsideATransaction) {
             "true");
 }
 
+// The rendering's file (sql/functions/10_render.sql), applied again while the fleet writes,
+// re-creates its triggers in a variant write's lock order: the variants, then the
+// products. A write that has changed its variant (its table's ROW EXCLUSIVE lock held)
+// and is about to change its product finds the products free while `migrate` waits for
+// the variants, instead of deadlocking with it (a write answered 500 during a rolling
+// upgrade). Seen failing: with the products' trigger re-created first, the NOWAIT below
+// finds the products locked.
+TEST(MigrateLocks, AppliesTheRenderingAgainInAVariantWritesLockOrder) {
+  TestDatabase db;
+  run(db, "delete from schema_functions where name = '10_render'");
+  auto writer = db.connect();
+  pqxx::work write(*writer);
+  write.exec("lock table variants in row exclusive mode");
+  auto migrated = std::async(std::launch::async, [&] {
+    auto conn = db.connect();
+    admin::MigrateOptions options;
+    options.lock_timeout = 20s;
+    return admin::migrate(*conn, {}, options);
+  });
+  const bool waits = eventually([&] {
+    return value(db, "select count(*) from pg_stat_activity where datname = current_database()"
+                     " and wait_event_type = 'Lock'") != "0";
+  }, 10s);
+  std::string product_lock = "taken";
+  try {
+    write.exec("lock table products in row exclusive mode nowait");
+  } catch (const pqxx::sql_error& e) {
+    product_lock = e.what();
+  }
+  write.abort();
+  EXPECT_TRUE(waits) << "migrate did not wait for the variants";
+  EXPECT_EQ(product_lock, "taken");
+  ASSERT_EQ(migrated.wait_for(30s), std::future_status::ready);
+  EXPECT_EQ(migrated.get().applied, std::vector<std::string>{"functions/10_render"});
+}
+
 }  // namespace
 }  // namespace storeapi::testing
