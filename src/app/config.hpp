@@ -39,7 +39,8 @@ struct Config {
   // wins); STOREAPI_TCP_USER_TIMEOUT_MS, every PostgreSQL and Redis socket's
   // TCP_USER_TIMEOUT with keepalives (the URL's tcp_user_timeout wins; 0: the kernel's);
   // STOREAPI_DB_SILENCE_MS, how long a connection owing an answer may stay silent before
-  // its host is asked for a new connection (0: never).
+  // its host is asked for a new connection, and half of it an idle connection's ping
+  // interval (0: neither).
   std::chrono::milliseconds db_connect_timeout{1'000};
   std::chrono::milliseconds tcp_user_timeout{2'000};
   std::chrono::milliseconds db_silence{1'000};

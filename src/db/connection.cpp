@@ -6,6 +6,7 @@
 #include <cassert>
 #include <cerrno>
 #include <cstdio>
+#include <optional>
 #include <string>
 
 #include "metrics/stage_timing.hpp"
@@ -123,8 +124,12 @@ runtime::task<void> PgConnection::drive() {
     const auto silence = pool_.options().silence;
     const auto now = runtime::Clock::now();
     auto due = head_ ? head_->sent_at_ + reply_window : now + reply_window;
-    if (silence.count() > 0)
-      due = std::min(due, head_ ? std::max(last_received_, head_->sent_at_) + silence : now + silence);
+    if (silence.count() > 0) {
+      if (const auto owed = owed_since())
+        due = std::min(due, std::max(last_received_, *owed) + silence);
+      else
+        due = std::min(due, last_received_ + silence / 2);  // the idle ping
+    }
     const runtime::Deadline deadline = runtime::Deadline::at(due);
     runtime::Poll op(PQsocket(conn_), POLLIN | (want_write_ ? POLLOUT : 0), &deadline);
     polling_ = &op;
@@ -137,6 +142,8 @@ runtime::task<void> PgConnection::drive() {
       else if (co_await silent_and_dead())
         break_off("no answer from the database for " + std::to_string(silence.count()) + " ms, and " +
                   host_.key() + " accepts no new connection either");
+      else if (quiet_and_idle())
+        ping();
       if (state_ == State::broken && id_ == 0)
         std::fprintf(stderr, "storeapi: %s connection lost: %s\n", pool_.options().label.c_str(), last_error_.c_str());
       continue;
@@ -162,7 +169,14 @@ runtime::task<void> PgConnection::drive() {
 }
 
 void PgConnection::read_results() {
-  while (head_ && !PQisBusy(conn_)) {
+  // A ping went out with nothing in flight: its Sync's result comes before any unit's.
+  if (pinging_ && !PQisBusy(conn_)) {
+    if (PGresult* r = PQgetResult(conn_)) {
+      PQclear(r);
+      pinging_ = false;
+    }
+  }
+  while (!pinging_ && head_ && !PQisBusy(conn_)) {
     Unit* u = head_;
     PGresult* r = PQgetResult(conn_);
     if (!r) {
@@ -187,10 +201,36 @@ void PgConnection::read_results() {
   if (PQstatus(conn_) == CONNECTION_BAD) break_off({});
 }
 
+std::optional<runtime::Clock::time_point> PgConnection::owed_since() const noexcept {
+  if (pinging_) return ping_sent_at_;  // sent with nothing in flight: the oldest
+  if (head_) return head_->sent_at_;
+  return std::nullopt;
+}
+
+bool PgConnection::quiet_and_idle() const noexcept {
+  const auto silence = pool_.options().silence;
+  return state_ == State::ready && !owed_since() && silence.count() > 0 &&
+         runtime::Clock::now() >= last_received_ + silence / 2;
+}
+
+void PgConnection::ping() {
+  // A Sync alone: the backend answers ReadyForQuery, a few bytes and no statement.
+  if (!PQpipelineSync(conn_)) {
+    break_off(one_line(PQerrorMessage(conn_)));
+    return;
+  }
+  pinging_ = true;
+  ping_sent_at_ = runtime::Clock::now();
+  const int pending = PQflush(conn_);
+  if (pending < 0) break_off(one_line(PQerrorMessage(conn_)));
+  else if (pending == 1) want_write_ = true;
+}
+
 runtime::task<bool> PgConnection::silent_and_dead() {
   const auto silence = pool_.options().silence;
-  if (!head_ || silence.count() == 0 || state_ != State::ready) co_return false;
-  if (runtime::Clock::now() < std::max(last_received_, head_->sent_at_) + silence) co_return false;
+  const auto owed = owed_since();
+  if (!owed || silence.count() == 0 || state_ != State::ready) co_return false;
+  if (runtime::Clock::now() < std::max(last_received_, *owed) + silence) co_return false;
   // Meanwhile the socket is not polled: what arrives waits in the kernel until the answer.
   const ConnectOptions options = connect_options();
   if (!co_await host_answers(pool_.options().url, host_, options)) co_return true;
@@ -250,6 +290,7 @@ void PgConnection::wake_driver() {
 void PgConnection::close_and_fail_inflight() {
   set_state(State::down);
   want_write_ = false;
+  pinging_ = false;
   PQfinish(conn_);
   conn_ = nullptr;
   while (head_) {

@@ -7,6 +7,7 @@
 #include <libpq-fe.h>
 
 #include <cstddef>
+#include <optional>
 #include <string>
 
 #include "db/connect.hpp"
@@ -69,6 +70,15 @@ class PgConnection {
   // A unit is outstanding and nothing arrived for the pool's `silence`: true once the
   // connection is known dead (its host accepts no new connection either).
   runtime::task<bool> silent_and_dead();
+  // Since when an answer is owed: the ping's, else the oldest unit's; none when idle.
+  std::optional<runtime::Clock::time_point> owed_since() const noexcept;
+  // Idle (nothing owed) and nothing received for half the silence bound: time to ping.
+  bool quiet_and_idle() const noexcept;
+  // An idle connection's check (docs/DEPLOY.md "Failure detection"): a lone Sync, whose
+  // answer the silence check then watches like a unit's, so that a database frozen
+  // behind a live kernel (keepalives answered) is noticed with no request in flight and
+  // /readyz drains an idle node too.
+  void ping();
   ConnectOptions connect_options() const;
 
   Pool& pool_;
@@ -77,6 +87,8 @@ class PgConnection {
   State state_ = State::starting;
   HostTarget host_;                      // the host it reached, for the silence check
   runtime::Clock::time_point last_received_{};
+  bool pinging_ = false;  // a ping's Sync is owed; units sent after it wait behind it
+  runtime::Clock::time_point ping_sent_at_{};
   bool want_write_ = false;
   bool logged_failure_ = false;
   std::string last_error_;

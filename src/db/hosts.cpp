@@ -69,6 +69,10 @@ void HostDemotions::answered(const std::string& key) {
 }
 
 std::vector<std::size_t> HostDemotions::order(std::span<const HostTarget> hosts, Clock::time_point now) {
+  // Nothing to put first instead, and a lone address is often a proxy (HAProxy in front of
+  // Patroni): an attempt that timed out on its dead server says nothing of the next, which
+  // may land on the promoted one.
+  if (hosts.size() == 1) return {0};
   std::vector<std::size_t> fresh, due;
   std::vector<Clock::time_point> since(hosts.size());
   {

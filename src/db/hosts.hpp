@@ -43,6 +43,7 @@ std::vector<std::string> session_passes(const std::string& target_session_attrs)
 // the others leaving it out: while it stays dead one connection at a time waits out its
 // deadline, the rest cycle through the live hosts at their backoff's pace, so a standby
 // promoted meanwhile is found within a backoff rather than a deadline and a backoff.
+// A URL of one host is tried by every attempt (there is no other to try instead).
 // Shared by every core (connects are rare: a mutex is cheap enough).
 class HostDemotions {
  public:

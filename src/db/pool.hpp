@@ -38,7 +38,9 @@ struct PoolOptions {
   // A connection that owes an answer and received nothing for this long asks its host for
   // a new connection (db::host_answers): none within connect_timeout, it is taken for dead
   // (a frozen or vanished server) long before the reply window below; one, it waits on
-  // (a long statement, a commit waiting for a synchronous standby). 0: no such check.
+  // (a long statement, a commit waiting for a synchronous standby). An idle connection
+  // pings after half of it with nothing received, watched the same way. 0: no such check
+  // and no ping.
   std::chrono::milliseconds silence{1'000};
   // The database cancels a statement running longer (statement_timeout). A connection
   // whose oldest unit has waited this plus kReplyMargin without its answer is taken for

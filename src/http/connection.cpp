@@ -73,6 +73,10 @@ bool ResponseBuffers::recycle() noexcept {
   return out.capacity() <= kKeptResponseBytes && res.body.capacity() <= kKeptResponseBytes;
 }
 
+std::size_t ResponseBuffers::retained_bytes() const noexcept {
+  return out.capacity() + res.body.capacity() + res.extra_headers.capacity();
+}
+
 std::size_t buffers_in_use() noexcept {
   std::size_t ring = 0;
   if (runtime::Reactor* reactor = runtime::Reactor::current_or_null()) ring = reactor->recv_buffers().lent();

@@ -35,6 +35,7 @@ struct ResponseBuffers {
   Response res;
   std::string out;
   bool recycle() noexcept;
+  std::size_t retained_bytes() const noexcept;
 };
 
 // Buffers the connections of the calling thread's core hold right now (reader and

@@ -62,6 +62,10 @@ bool RequestReader::Buffers::recycle() noexcept {
   return capacity <= kKeptBufferBytes && body.capacity() <= kKeptBufferBytes && header_spans.capacity() <= kKeptHeaders;
 }
 
+std::size_t RequestReader::Buffers::retained_bytes() const noexcept {
+  return capacity + body.capacity() + header_spans.capacity() * sizeof(HeaderSpan) + headers.capacity() * sizeof(Header);
+}
+
 void RequestReader::release_buffers() noexcept {
   if (mid_request()) return;
   buffers_.end();

@@ -85,6 +85,7 @@ class RequestReader {
     std::vector<Header> headers;
     std::string body;
     bool recycle() noexcept;
+    std::size_t retained_bytes() const noexcept;
   };
   using BufferPool = runtime::Pool<Buffers>;
 

@@ -3,8 +3,13 @@
 // busy, so that an idle connection holds none (its receive and response buffers). Like the
 // frame pool, a pool needs no synchronisation: a connection never leaves its core. A
 // returned object keeps its warm capacity for the next borrower unless T::recycle() says
-// it grew too large; at most kKept objects wait in a thread's pool, so a burst of busy
-// connections does not pin its peak memory for ever.
+// it grew too large; at most kKept objects and kKeptBytes of their capacity wait in a
+// thread's pool, so a burst of busy connections does not pin its peak memory for ever.
+// The byte budget is what bounds memory after a stall: a stall leaves many requests
+// waiting at once, so objects deep in the pool, which steady traffic never reaches, are
+// borrowed, each grows to whatever response it happens to serve, and with a count alone
+// they would be kept at that size; every later stall ratchets them further (the server's
+// heap grew by 0.3-1.8 MiB per 3 s stall under the soak's traffic).
 #include <cstddef>
 #include <memory>
 #include <utility>
@@ -13,11 +18,16 @@
 namespace storeapi::runtime {
 
 // T: default-constructible, with `bool recycle() noexcept` that clears it for the next
-// borrower and answers whether it is worth keeping.
+// borrower and answers whether it is worth keeping, and `std::size_t retained_bytes()
+// const noexcept`: the heap capacity it holds once cleared.
 template <class T>
 class Pool {
  public:
   static constexpr std::size_t kKept = 256;
+  // Per thread and pool: 16 objects at the largest size a recycle() keeps (64 KiB), or
+  // hundreds of the few-KiB ones most requests need, which is more than a core has
+  // requests in flight in steady traffic; beyond it a burst's extra objects are freed.
+  static constexpr std::size_t kKeptBytes = std::size_t{1} << 20;
 
   // An object on loan; returned to the pool when the lease ends. Empty when default-made.
   class Lease {
@@ -54,6 +64,7 @@ class Pool {
     } else {
       object = s.idle.back().release();
       s.idle.pop_back();
+      s.kept_bytes -= object->retained_bytes();
     }
     ++s.lent;
     return Lease(object);
@@ -61,11 +72,14 @@ class Pool {
 
   // Objects on loan from the calling thread's pool.
   static std::size_t lent() noexcept { return state().lent; }
+  // The capacity of the objects waiting in the calling thread's pool.
+  static std::size_t kept_bytes() noexcept { return state().kept_bytes; }
 
  private:
   struct State {
     std::vector<std::unique_ptr<T>> idle;
     std::size_t lent = 0;
+    std::size_t kept_bytes = 0;
   };
   static State& state() noexcept {
     static thread_local State s;
@@ -75,10 +89,12 @@ class Pool {
     State& s = state();
     --s.lent;
     std::unique_ptr<T> owned(object);
-    if (object->recycle() && s.idle.size() < kKept) {
-      if (s.idle.capacity() == 0) s.idle.reserve(kKept);  // push_back below never throws then
-      s.idle.push_back(std::move(owned));
-    }
+    if (!object->recycle() || s.idle.size() == kKept) return;
+    const std::size_t bytes = object->retained_bytes();
+    if (s.kept_bytes + bytes > kKeptBytes) return;
+    if (s.idle.capacity() == 0) s.idle.reserve(kKept);  // push_back below never throws then
+    s.idle.push_back(std::move(owned));
+    s.kept_bytes += bytes;
   }
 };
 

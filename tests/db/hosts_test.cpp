@@ -76,10 +76,20 @@ TEST(DbHosts, ADemotedHostIsOfferedToOneAttemptPerRetryInterval) {
   EXPECT_EQ(d.order(list.hosts, t0 + 999ms), (std::vector<std::size_t>{1}));
   EXPECT_EQ(d.order(list.hosts, t0 + 1s), (std::vector<std::size_t>{1, 0}));
   EXPECT_EQ(d.order(list.hosts, t0 + 1500ms), (std::vector<std::size_t>{1}));  // that attempt has it
-  // A URL of one host: no host at all for the attempts in between.
+}
+
+// A URL of one host (often a proxy: HAProxy in front of Patroni, where one attempt's
+// timeout on a vanished server says nothing of the next) is tried by every attempt.
+// Seen failing with the lone host skipped between its offers like a demoted one of many:
+// writes through HAProxy came back 2.5-2.7 s after the promotion (ha-netfaults), one
+// connect a second for the whole process, half of them to the vanished server.
+TEST(DbHosts, ALoneHostIsTriedByEveryAttempt) {
+  HostDemotions d(30s, 1s);
   const HostList one = split_hosts("a", "", "5432");
-  EXPECT_EQ(d.order(one.hosts, t0 + 1500ms), (std::vector<std::size_t>{}));
-  EXPECT_EQ(d.order(one.hosts, t0 + 2s), (std::vector<std::size_t>{0}));
+  const auto t0 = Clock::now();
+  d.timed_out("a:5432", t0);
+  EXPECT_EQ(d.order(one.hosts, t0), (std::vector<std::size_t>{0}));
+  EXPECT_EQ(d.order(one.hosts, t0 + 500ms), (std::vector<std::size_t>{0}));
 }
 
 TEST(DbHosts, AHostThatAnswersHasItsPlaceBack) {

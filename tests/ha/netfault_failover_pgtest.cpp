@@ -11,8 +11,9 @@
 //   - The primary is frozen (SIGSTOP) and thawed, no promotion: every answer meanwhile
 //     comes within kDetectionBound (503 with Retry-After, never held to the statement
 //     timeout, which is 10 s), /readyz turns 503 within it and 200 after the thaw.
-//   - Further cases below, each with its comment: an idle node (keepalives), a standby,
-//     a pod's primary, Redis.
+//   - The same through HAProxy running dist/patroni/haproxy.cfg as shipped.
+//   - Further cases below, each with its comment: an idle node (keepalives), an idle node
+//     and a frozen database (pings), a standby, a pod's primary, Redis.
 // Seen failing: with the pre-change connect (one deadline for the whole multi-host
 // connect, restarting at the first host) no write is acknowledged after the promotion;
 // with STOREAPI_DB_SILENCE_MS=0 and STOREAPI_TCP_USER_TIMEOUT_MS=0 the frozen primary's
@@ -26,6 +27,9 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -35,13 +39,16 @@
 #include "api/seeded_server.hpp"
 #include "api/stock_writers.hpp"
 #include "ha/synchronous_pair.hpp"
+#include "support/free_port.hpp"
 #include "support/metrics_scrape.hpp"
 #include "support/net_lab.hpp"
 #include "support/poll.hpp"
+#include "support/primary_check.hpp"
 #include "support/redis_process.hpp"
 #include "support/test_database.hpp"
 #include "support/test_pod.hpp"
 #include "support/readiness.hpp"
+#include "support/server_process.hpp"
 #include "support/throwaway_cluster.hpp"
 
 namespace storeapi::testing {
@@ -92,11 +99,16 @@ class NetFaults : public ::testing::Test {
   std::unique_ptr<NetLab> lab;
 };
 
-TEST_F(NetFaults, PrimaryVanishesStandbyPromotedWritesBackWithinTheBound) {
-  const NetLab::Host& first = lab->add_host();
-  const NetLab::Host& second = lab->add_host();
-  SynchronousPair pair({first.netns, first.address}, {second.netns, second.address});
-  SeededServer env(multi_host_url(pair.primary, pair.standby));
+// The primary's link cut under idempotent writers on two nodes reaching the pair through
+// `url`, its standby promoted a second later: writes acknowledged before the cut and again
+// within `bound` of the promotion, key by key exactly once, only 200 or 503 with
+// Retry-After. `label` names the printed figure; `left_out` says when no new connection
+// can reach the old primary any more (at once on the multi-host URL), which the writes go
+// on until, so that every path is on the new primary when the writes are checked.
+void primary_vanishes(NetLab& lab, const NetLab::Host& first, SynchronousPair& pair, const std::string& url,
+                      const std::string& label, Clock::duration bound,
+                      const std::function<bool()>& left_out = [] { return true; }) {
+  SeededServer env(url);
   auto node_b = start_api_server(env.database().url(), kSecret);
   StockWriters writers(env, "vanish", {env.port(), node_b->port()});
 
@@ -112,15 +124,18 @@ TEST_F(NetFaults, PrimaryVanishesStandbyPromotedWritesBackWithinTheBound) {
   };
   const Clock::time_point started = Clock::now();
   Clock::time_point cut, promoted;
+  Clock::duration left_out_after{};
   writers.run([&] {
     EXPECT_TRUE(eventually([&] { return movements_on(pair.primary) >= 5; }, 30s));
     cut = Clock::now();
-    lab->cut(first);
+    lab.cut(first);
     std::this_thread::sleep_for(1s);  // the old primary's packets vanish, nothing answers
     pair.standby.promote();
     promoted = Clock::now();
     const long at_promotion = movements_on(pair.standby);
     EXPECT_TRUE(eventually([&] { return movements_on(pair.standby) > at_promotion; }, 30s, 10ms));
+    EXPECT_TRUE(eventually(left_out, 30s, 10ms));
+    left_out_after = Clock::now() - cut;
     std::this_thread::sleep_for(1s);  // writes on the new primary
   });
 
@@ -129,6 +144,8 @@ TEST_F(NetFaults, PrimaryVanishesStandbyPromotedWritesBackWithinTheBound) {
   EXPECT_LT(started + *before, cut) << "no write acknowledged before the cut";
   const auto after = writers.ledger().first_acknowledged_after(promoted);
   ASSERT_TRUE(after.has_value()) << "no write acknowledged after the promotion";
+  EXPECT_GT(writers.ledger().acknowledged_across(cut, promoted + *after), 0)
+      << "no write in flight across the fault was acknowledged";
   const auto statuses = writers.statuses();
   for (const auto& [status, count] : statuses)
     EXPECT_TRUE(status == 200 || status == 503) << count << " answered " << status;
@@ -137,16 +154,143 @@ TEST_F(NetFaults, PrimaryVanishesStandbyPromotedWritesBackWithinTheBound) {
     return it == statuses.end() ? 0L : it->second;
   };
   std::printf(
-      "netfault failover: first write acknowledged %.0f ms after the promotion (%.0f ms after the cut); "
-      "answers: 200 %ld, 503 %ld\n",
-      ms(*after), ms(promoted + *after - cut), answered(200), answered(503));
-  EXPECT_LT(*after, kFailoverBound + kLoadMargin);
+      "netfault %s: first write acknowledged %.0f ms after the promotion (%.0f ms after the cut); "
+      "the old primary left out %.0f ms after the cut; answers: 200 %ld, 503 %ld\n",
+      label.c_str(), ms(*after), ms(promoted + *after - cut), ms(left_out_after), answered(200), answered(503));
+  EXPECT_LT(*after, bound + kLoadMargin);
   EXPECT_EQ(writers.unavailable_without_retry_after(), 0);
 
-  env.reconnect_sql();  // the side connection died with the old primary
+  // The side connection died with the old primary; through HAProxy a new one may still be
+  // sent to it until its checks have failed.
+  ASSERT_TRUE(eventually([&] {
+    try {
+      env.reconnect_sql();
+      return true;
+    } catch (const std::exception&) {
+      return false;
+    }
+  }));
   writers.check();
   // Its packets would otherwise hold a fast shutdown on the walsender's goodbye.
   pair.primary.kill();
+}
+
+TEST_F(NetFaults, PrimaryVanishesStandbyPromotedWritesBackWithinTheBound) {
+  const NetLab::Host& first = lab->add_host();
+  const NetLab::Host& second = lab->add_host();
+  SynchronousPair pair({first.netns, first.address}, {second.netns, second.address});
+  primary_vanishes(*lab, first, pair, multi_host_url(pair.primary, pair.standby), "failover", kFailoverBound);
+}
+
+// HAProxy running dist/patroni/haproxy.cfg as shipped (its address and servers put in),
+// in the lab's hub, in front of two clusters: each host's check port answers as Patroni's
+// REST API does (support/primary_check.hpp).
+class ShippedHaproxy {
+ public:
+  ShippedHaproxy(const NetLab::Host& first, const ThrowawayCluster& pg1, const NetLab::Host& second,
+                 const ThrowawayCluster& pg2)
+      : port_(free_port()) {
+    char dir[] = "/tmp/storeapi-haproxy-XXXXXX";
+    if (!::mkdtemp(dir)) throw std::runtime_error("mkdtemp failed");
+    dir_ = dir;
+    std::ifstream shipped(std::getenv("STOREAPI_PATRONI_HAPROXY_CFG"));
+    std::ofstream config(dir_ + "/haproxy.cfg");
+    int replaced = 0;
+    auto server = [&](const std::string& name, const NetLab::Host& host, const ThrowawayCluster& cluster,
+                      std::string& line) {
+      const std::string head = "    server " + name + " ";
+      if (!line.starts_with(head)) return;
+      const std::size_t address_end = line.find(' ', head.size());
+      line = head + host.address + ":" + std::to_string(cluster.port()) + line.substr(address_end);
+      ++replaced;
+    };
+    for (std::string line; std::getline(shipped, line);) {
+      if (line == "    bind *:5000") {
+        line = "    bind 127.0.0.1:" + std::to_string(port_);
+        ++replaced;
+      }
+      server("pg1", first, pg1, line);
+      server("pg2", second, pg2, line);
+      config << line << "\n";
+    }
+    config.close();
+    if (replaced != 3) throw std::runtime_error("dist/patroni/haproxy.cfg changed: cannot put the lab's addresses in");
+    ProcessOptions options;
+    options.binary = "/usr/sbin/haproxy";
+    options.args = {"-db", "-f", dir_ + "/haproxy.cfg"};
+    options.inherit_settings = false;
+    options.wait_for_listening = false;
+    process_ = std::make_unique<ServerProcess>(options);
+  }
+  ~ShippedHaproxy() {
+    process_.reset();
+    std::error_code ignored;
+    std::filesystem::remove_all(dir_, ignored);
+  }
+  // What it reported (a server going down or up: "Server storeapi_primary/pg1 is DOWN").
+  std::string log() const { return process_->stderr_text(); }
+  // `cluster_url` with HAProxy's address in place of the cluster's.
+  std::string url(const std::string& cluster_url, const NetLab::Host& host) const {
+    std::string url = cluster_url;
+    const std::size_t at = url.find("@" + host.address + ":") + 1;
+    return url.replace(at, url.find('/', at) - at, "127.0.0.1:" + std::to_string(port_));
+  }
+
+ private:
+  std::uint16_t port_;
+  std::string dir_;
+  std::unique_ptr<ServerProcess> process_;
+};
+
+// The same through HAProxy (docs/DEPLOY.md "High availability", dist/patroni/): the cut
+// host's check goes unanswered, HAProxy marks it down after two checks and shuts its
+// sessions (on-marked-down shutdown-sessions), the promoted standby's check passes within
+// a check interval. Until HAProxy has taken the old primary out (2 × inter, each check
+// timing out after 1 s: 3-4 s after the cut), half the connections it makes go to the
+// vanished server: the server's connect deadline ends those, the others reach the new
+// primary. Writes are back within kFailoverBound of the promotion, as on the multi-host
+// URL. Seen slower with a URL of one host skipped between its offers after a timeout (one
+// connect a second for the process): 2.5-2.7 s after the promotion (unit-db holds that
+// rule). It passes without `on-marked-down shutdown-sessions` too: the server's silence
+// check ends connections to the vanished server by itself.
+TEST_F(NetFaults, ThroughHaproxyPrimaryVanishesStandbyPromotedWritesBackWithinTheBound) {
+  const NetLab::Host& first = lab->add_host();
+  const NetLab::Host& second = lab->add_host();
+  SynchronousPair pair({first.netns, first.address}, {second.netns, second.address});
+  PrimaryCheck first_check(first, 8008, pair.primary.url());
+  PrimaryCheck second_check(second, 8008, pair.standby.url());
+  ShippedHaproxy haproxy(first, pair.primary, second, pair.standby);
+  const std::string url = haproxy.url(pair.primary.url(), first);
+  // HAProxy counts a server up until its first check fails: the standby is out once
+  // connections in a row (round robin) all reach the primary.
+  ASSERT_TRUE(eventually([&] {
+    try {
+      for (int i = 0; i < 4; ++i)
+        if (value_on(url, "select not pg_is_in_recovery()") != "t") return false;
+      return true;
+    } catch (const std::exception&) {
+      return false;
+    }
+  })) << "HAProxy does not reach the primary alone";
+  primary_vanishes(*lab, first, pair, url, "haproxy", kFailoverBound,
+                   [&] { return haproxy.log().find("storeapi_primary/pg1 is DOWN") != std::string::npos; });
+}
+
+// /readyz's status on the server at `port` (0: no answer).
+int readyz(std::uint16_t port) {
+  try {
+    return HttpClient(port, 5s).get("/readyz").status;
+  } catch (const std::exception&) {
+    return 0;
+  }
+}
+
+// Every core of the server at `port` says `status`: a few answers in a row on new
+// connections.
+bool every_core_says(std::uint16_t port, int status) {
+  for (int i = 0; i < 6; ++i)
+    if (readyz(port) != status) return false;
+  return true;
 }
 
 // One request's fate while a fault lasts.
@@ -215,26 +359,19 @@ TEST(Freeze, FrozenPrimaryAnswered503WithinTheBoundAndReadyzFollows) {
   // Readers on both cores' connections: each core's pool has work in flight when the
   // database freezes (an idle connection has nothing to notice).
   Readers readers(env.port(), product_path, bearer, 4);
-  auto readyz = [&] {
-    try {
-      return HttpClient(env.port(), 5s).get("/readyz").status;
-    } catch (const std::exception&) {
-      return 0;
-    }
-  };
 
   const Clock::time_point started = Clock::now();
   EXPECT_TRUE(eventually([&] { return readers.answered_since(started, 200); }));
   const Clock::time_point frozen = Clock::now();
   cluster.freeze();
-  const bool drained = eventually([&] { return readyz() == 503; }, 15s, 10ms);
+  const bool drained = eventually([&] { return readyz(env.port()) == 503; }, 15s, 10ms);
   const auto readyz_after = Clock::now() - frozen;
   // Long enough for every client to have been answered during the freeze (statement
   // timeout 10 s: held to it, a request would still be waiting when the thaw comes).
   std::this_thread::sleep_for(kDetectionBound + kLoadMargin + 1s);
   const Clock::time_point thawed = Clock::now();
   cluster.thaw();
-  const bool back = eventually([&] { return readyz() == 200; }, 30s, 10ms);
+  const bool back = eventually([&] { return readyz(env.port()) == 200; }, 30s, 10ms);
   const auto ready_again_after = Clock::now() - thawed;
   EXPECT_TRUE(eventually([&] { return readers.answered_since(thawed, 200); }));
   readers.stop();
@@ -271,29 +408,37 @@ TEST_F(NetFaults, IdleNodeNoticesAVanishedPrimaryThroughKeepalives) {
   const NetLab::Host& host = lab->add_host();
   ThrowawayCluster cluster(ThrowawayCluster::OnHost{host.netns, host.address});
   SeededServer env(cluster.url());
-  auto readyz = [&] {
-    try {
-      return HttpClient(env.port(), 5s).get("/readyz").status;
-    } catch (const std::exception&) {
-      return 0;
-    }
-  };
-  // Every core: a few answers in a row on new connections.
-  auto every_core_says = [&](int status) {
-    for (int i = 0; i < 6; ++i)
-      if (readyz() != status) return false;
-    return true;
-  };
-  ASSERT_TRUE(eventually([&] { return every_core_says(200); }));
+  ASSERT_TRUE(eventually([&] { return every_core_says(env.port(), 200); }));
   const Clock::time_point cut = Clock::now();
   lab->cut(host);
-  const bool drained = eventually([&] { return every_core_says(503); }, 20s, 50ms);
+  const bool drained = eventually([&] { return every_core_says(env.port(), 503); }, 20s, 50ms);
   const auto took = Clock::now() - cut;
   std::printf("netfault idle: /readyz 503 on every core %.0f ms after the cut\n", ms(took));
   EXPECT_TRUE(drained);
   EXPECT_LT(took, kDetectionBound + kLoadMargin);
   lab->mend(host);
-  EXPECT_TRUE(eventually([&] { return every_core_says(200); }, 30s));
+  EXPECT_TRUE(eventually([&] { return every_core_says(env.port(), 200); }, 30s));
+}
+
+// A frozen database behind a live kernel answers the keepalives: with no request in flight,
+// only each connection's ping notices it (a lone Sync after half a silence bound of quiet,
+// unanswered for a silence bound, its host then accepting no new connection within the
+// connect deadline: 2.5 s at most with the defaults), so that /readyz, which a load
+// balancer polls, drains an idle node. Seen failing without the ping: /readyz stays 200
+// on every core for as long as the test waits.
+TEST(Freeze, IdleNodeNoticesAFrozenDatabaseThroughItsPings) {
+  ThrowawayCluster cluster;
+  SeededServer env(cluster.url());
+  ASSERT_TRUE(eventually([&] { return every_core_says(env.port(), 200); }));
+  const Clock::time_point frozen = Clock::now();
+  cluster.freeze();
+  const bool drained = eventually([&] { return every_core_says(env.port(), 503); }, 20s, 50ms);
+  const auto took = Clock::now() - frozen;
+  cluster.thaw();
+  std::printf("netfault idle freeze: /readyz 503 on every core %.0f ms after the freeze\n", ms(took));
+  EXPECT_TRUE(drained);
+  EXPECT_LT(took, kDetectionBound + kLoadMargin);
+  EXPECT_TRUE(eventually([&] { return every_core_says(env.port(), 200); }, 30s));
 }
 
 // The stock of `variant` in a GET /v1/products/{id} body; -1 when it is not there.

@@ -1,11 +1,12 @@
 // runtime::Pool: objects are lent and come back warm, counted per thread, and those too
-// large to keep are freed instead.
+// large to keep are freed instead, as are those beyond the pool's byte budget.
 #include "runtime/object_pool.hpp"
 
 #include <gtest/gtest.h>
 
 #include <string>
 #include <thread>
+#include <vector>
 
 namespace storeapi::runtime {
 namespace {
@@ -16,6 +17,7 @@ struct Scratch {
     text.clear();
     return text.capacity() <= 1024;
   }
+  std::size_t retained_bytes() const noexcept { return text.capacity(); }
 };
 using ScratchPool = Pool<Scratch>;
 
@@ -54,6 +56,39 @@ TEST(ObjectPool, AnObjectThatGrewTooLargeIsNotKept) {
   }
   ScratchPool::Lease next = ScratchPool::borrow();
   EXPECT_LT(next->text.capacity(), 4096u) << "the large one came back";
+}
+
+// A stall leaves many requests waiting at once; answered, each returns a buffer grown to
+// its own response. What the pool keeps of such bursts is bounded in bytes, however many
+// come and whatever sizes they grew to. Seen failing without the budget: 100 objects of
+// 64 KiB kept (6.4 MiB), and more with each larger burst.
+TEST(ObjectPool, WhatWaitsAfterBurstsIsBoundedInBytes) {
+  struct Grown {
+    std::string text;
+    bool recycle() noexcept {
+      text.clear();
+      return true;
+    }
+    std::size_t retained_bytes() const noexcept { return text.capacity(); }
+  };
+  using GrownPool = Pool<Grown>;
+  for (std::size_t size : {16 * 1024, 64 * 1024, 32 * 1024}) {
+    std::vector<GrownPool::Lease> burst;
+    for (int i = 0; i < 100; ++i) {
+      burst.push_back(GrownPool::borrow());
+      burst.back()->text.assign(size, 'x');
+    }
+    burst.clear();
+    EXPECT_LE(GrownPool::kept_bytes(), GrownPool::kKeptBytes) << "after a burst of " << size << " bytes each";
+    EXPECT_GT(GrownPool::kept_bytes(), GrownPool::kKeptBytes / 2) << "warm objects are kept up to the budget";
+  }
+  // Borrowed again, an object's bytes leave the count; given back, they return to it.
+  const std::size_t kept = GrownPool::kept_bytes();
+  {
+    GrownPool::Lease lease = GrownPool::borrow();
+    EXPECT_EQ(GrownPool::kept_bytes(), kept - lease->text.capacity());
+  }
+  EXPECT_EQ(GrownPool::kept_bytes(), kept);
 }
 
 TEST(ObjectPool, EachThreadCountsItsOwnLeases) {
