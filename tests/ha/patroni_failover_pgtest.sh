@@ -16,102 +16,37 @@
 # before the promotion (at least once: a claim or outcome the old leader lost is done
 # again). Printed: the recovery time (the kill to
 # the first acknowledged write, on each node) with the timings used (bench/RESULTS.md).
-# The shipped file must keep synchronous_mode: true and primary_start_timeout: 0 (checked
-# below): without the first a promoted standby may lack acknowledged writes, without the
-# second Patroni restarts the crashed primary in place for up to 300 s (no promotion, and
-# this test fails with "Patroni promoted nobody").
+# The cluster: tests/ha/patroni_cluster.sh (without primary_start_timeout: 0 this test
+# fails with "Patroni promoted nobody").
 #   tests/ha/patroni_failover_pgtest.sh BUILD_DIR
 set -euo pipefail
 build=$1
 source_root=$(cd "$(dirname "$0")/../.." && pwd)
-for program in patroni etcd haproxy; do
-  if ! command -v "$program" >/dev/null; then
-    echo "SKIP: $program is not installed (tools/deps installs patroni, etcd-server and haproxy)"
-    exit 77
-  fi
-done
-bin=/usr/lib/postgresql/15/bin
-# PostgreSQL refuses to run as root: Patroni and its clusters run as `postgres` then.
-as_pg=()
-[[ $(id -u) -eq 0 ]] && as_pg=(setpriv --reuid=postgres --regid=postgres --init-groups --)
-
-work=$(mktemp -d /tmp/storeapi-patroni-XXXXXX)
-[[ $(id -u) -eq 0 ]] && chown postgres: "$work"
-etcd_pid="" haproxy_pid="" receiver_pid="" patroni_pids=() node_pids=() writer_pids=()
+test_name="patroni failover test"
+source "$source_root/tests/ha/patroni_cluster.sh"
+patroni_require
+patroni_workdir
+receiver_pid="" node_pids=() writer_pids=()
 cleanup() {
-  for pid in "${writer_pids[@]}" "${node_pids[@]}" $haproxy_pid $receiver_pid; do kill "$pid" 2>/dev/null || true; done
-  # Patroni stops its PostgreSQL on SIGTERM; whatever is left is stopped at once.
-  for pid in "${patroni_pids[@]}"; do kill "$pid" 2>/dev/null || true; done
-  for pid in "${patroni_pids[@]}"; do timeout 20 tail --pid="$pid" -f /dev/null 2>/dev/null || kill -9 "$pid" 2>/dev/null || true; done
-  for n in 1 2; do
-    [[ -f $work/pg$n/postmaster.pid ]] && "${as_pg[@]}" "$bin/pg_ctl" -D "$work/pg$n" -m immediate stop >/dev/null 2>&1 || true
-  done
-  [[ -n $etcd_pid ]] && kill "$etcd_pid" 2>/dev/null || true
+  for pid in "${writer_pids[@]}" "${node_pids[@]}" $receiver_pid; do kill "$pid" 2>/dev/null || true; done
+  patroni_stop
   wait 2>/dev/null || true
   rm -rf "$work"
 }
 trap cleanup EXIT
-fail() {
-  echo "patroni failover test: $*" >&2
-  for f in "$work"/*.log; do [[ -f $f ]] && { echo "--- $f"; tail -15 "$f"; } >&2; done
-  exit 1
-}
-# Waits (up to $WAIT_SECONDS s, default 60) until the command succeeds.
-wait_for() {
-  local tries=$(( ${WAIT_SECONDS:-60} * 10 ))
-  for _ in $(seq "$tries"); do "$@" >/dev/null 2>&1 && return 0; sleep 0.1; done
-  return 1
-}
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
-now_ms() { date +%s%3N; }
-
-# --- etcd, one member -------------------------------------------------------------------
-etcd_client=$(free_port) etcd_peer=$(free_port)
-etcd --name e1 --data-dir "$work/etcd" --listen-client-urls "http://127.0.0.1:$etcd_client" \
-  --advertise-client-urls "http://127.0.0.1:$etcd_client" --listen-peer-urls "http://127.0.0.1:$etcd_peer" \
-  --initial-advertise-peer-urls "http://127.0.0.1:$etcd_peer" --initial-cluster "e1=http://127.0.0.1:$etcd_peer" \
-  >"$work/etcd.log" 2>&1 &
-etcd_pid=$!
-wait_for curl -sf "http://127.0.0.1:$etcd_client/health" || fail "etcd did not start"
-
-# --- Patroni: the shipped configuration, the timings shortened ----------------------------
-# ttl 10 s, loop_wait 1 s, retry_timeout 4 s (loop_wait + 2 × retry_timeout <= ttl).
-config=$work/patroni.yml
-sed -e 's/^    ttl: 30$/    ttl: 10/' -e 's/^    loop_wait: 10$/    loop_wait: 1/' \
-    -e 's/^    retry_timeout: 10$/    retry_timeout: 4/' \
-    -e "s|^    password_encryption: scram-sha-256\$|&\n    unix_socket_directories: '$work'\n    fsync: 'off'\n    shared_buffers: 32MB\n    max_connections: 100|" \
-    "$source_root/dist/patroni/patroni.yml" >"$config"
-for setting in 'ttl: 10' 'loop_wait: 1' 'retry_timeout: 4' 'synchronous_mode: true' 'primary_start_timeout: 0' \
-               "unix_socket_directories: '$work'"; do
-  grep -q "^ *$setting\$" "$config" || fail "dist/patroni/patroni.yml changed: cannot set $setting"
-done
-chmod 644 "$config"
-superuser_password=$(openssl rand -hex 16)
-declare -A pg_port rest_port
-for n in 1 2; do
-  pg_port[$n]=$(free_port) rest_port[$n]=$(free_port)
-  env PATRONI_NAME="pg$n" PATRONI_ETCD3_HOSTS="'127.0.0.1:$etcd_client'" \
-    PATRONI_RESTAPI_LISTEN="127.0.0.1:${rest_port[$n]}" PATRONI_RESTAPI_CONNECT_ADDRESS="127.0.0.1:${rest_port[$n]}" \
-    PATRONI_POSTGRESQL_LISTEN="127.0.0.1:${pg_port[$n]}" PATRONI_POSTGRESQL_CONNECT_ADDRESS="127.0.0.1:${pg_port[$n]}" \
-    PATRONI_POSTGRESQL_DATA_DIR="$work/pg$n" PATRONI_POSTGRESQL_PGPASS="$work/pgpass$n" \
-    PATRONI_SUPERUSER_USERNAME=postgres PATRONI_SUPERUSER_PASSWORD="$superuser_password" \
-    PATRONI_REPLICATION_USERNAME=replicator PATRONI_REPLICATION_PASSWORD="$superuser_password" \
-    "${as_pg[@]}" patroni "$config" >"$work/patroni$n.log" 2>&1 &
-  patroni_pids+=($!)
-  # The first node bootstraps the cluster before the second joins it.
-  [[ $n == 1 ]] && { wait_for curl -sf "http://127.0.0.1:${rest_port[1]}/primary" || fail "no leader"; }
-done
-# The members' roles, as Patroni reports them ("leader sync_standby" once replication is synchronous).
-roles() { curl -sf "http://127.0.0.1:${rest_port[1]}/cluster" | python3 -c 'import json, sys; print(" ".join(sorted(m["role"] for m in json.load(sys.stdin)["members"])))'; }
-synchronous() { [[ $(roles) == "leader sync_standby" ]]; }
-wait_for synchronous || fail "no synchronous standby: $(roles || true)"
+patroni_start
 
 # --- the database, two storeapi nodes ----------------------------------------------------
-hosts="127.0.0.1:${pg_port[1]},127.0.0.1:${pg_port[2]}"
 export PGPASSWORD=$superuser_password
 url="postgresql://postgres:$superuser_password@$hosts/storeapi?target_session_attrs=read-write"
 psql -qAt "postgresql://postgres@$hosts/postgres?target_session_attrs=read-write" -c "create database storeapi" >/dev/null \
   || fail "create database"
+# The nodes and the dispatcher connect as the runtime role (docs/DEPLOY.md "Database
+# roles"), made before `migrate` grants it its rights: a grant it lacks fails the test.
+runtime_password=$(openssl rand -hex 16)
+psql -qAt "postgresql://postgres@$hosts/postgres?target_session_attrs=read-write" \
+  -c "create role storeapi login password '$runtime_password'" >/dev/null || fail "create role storeapi"
+runtime_url="postgresql://storeapi:$runtime_password@$hosts/storeapi?target_session_attrs=read-write"
 sql() { psql -qAt "postgresql://postgres@$hosts/storeapi?target_session_attrs=read-write" -c "$1"; }
 admin() { STOREAPI_DATABASE_URL=$url "$build/storeapi-admin" "$@"; }
 json_field() { python3 -c "import json,sys; print(json.load(sys.stdin)['$1'])"; }
@@ -124,14 +59,7 @@ read -r product variant < <(sql "select v.product_id, v.id from variants v join 
   where v.store_id = '$store' and v.deleted_at is null and p.deleted_at is null order by v.created_at, v.id limit 1" | tr '|' ' ')
 sql "update variants set stock = 1000 where id = '$variant'" >/dev/null
 
-haproxy_port=$(free_port)
-sed -e "s/^    bind \*:5000\$/    bind 127.0.0.1:$haproxy_port/" \
-    -e "s/^    server pg1 10.0.0.11:5432 \(.*\) check port 8008\$/    server pg1 127.0.0.1:${pg_port[1]} \1 check port ${rest_port[1]}/" \
-    -e "s/^    server pg2 10.0.0.12:5432 \(.*\) check port 8008\$/    server pg2 127.0.0.1:${pg_port[2]} \1 check port ${rest_port[2]}/" \
-    "$source_root/dist/patroni/haproxy.cfg" >"$work/haproxy.cfg"
-grep -q "check port ${rest_port[2]}\$" "$work/haproxy.cfg" || fail "dist/patroni/haproxy.cfg changed: cannot point it at the test's nodes"
-haproxy -f "$work/haproxy.cfg" -db >"$work/haproxy.log" 2>&1 &
-haproxy_pid=$!
+patroni_haproxy
 
 declare -A node_port
 start_node() {  # NAME DATABASE_URL
@@ -141,8 +69,8 @@ start_node() {  # NAME DATABASE_URL
   node_pids+=($!)
   wait_for curl -sf "http://127.0.0.1:${node_port[$1]}/readyz" || fail "node $1 did not become ready"
 }
-start_node a "$url"
-start_node b "postgresql://postgres:$superuser_password@127.0.0.1:$haproxy_port/storeapi"
+start_node a "$runtime_url"
+start_node b "postgresql://storeapi:$runtime_password@127.0.0.1:$haproxy_port/storeapi"
 
 # A webhook endpoint that accepts everything and writes down each delivery's webhook-id
 # and when it came (one line each, as received: a delivery made twice is two lines), and the dispatcher
@@ -164,7 +92,7 @@ class Hook(http.server.BaseHTTPRequestHandler):
 http.server.ThreadingHTTPServer(("127.0.0.1", int(sys.argv[1])), Hook).serve_forever()' "$receiver_port" "$work/received" &
 receiver_pid=$!
 admin webhook add --store "$store" --url "http://127.0.0.1:$receiver_port/hook" >/dev/null || fail "webhook add"
-STOREAPI_DATABASE_URL=$url STOREAPI_DISPATCH_METRICS_LISTEN=off STOREAPI_DISPATCH_POLL_MS=500 \
+STOREAPI_DATABASE_URL=$runtime_url STOREAPI_DISPATCH_METRICS_LISTEN=off STOREAPI_DISPATCH_POLL_MS=500 \
   "$build/storeapi-dispatch" >"$work/dispatch.log" 2>&1 &
 node_pids+=($!)
 
@@ -192,7 +120,7 @@ writer() {
   done
 }
 key_all=$key
-leader=$(curl -sf "http://127.0.0.1:${rest_port[1]}/primary" >/dev/null && echo 1 || echo 2)
+leader=$(leader)
 standby=$((3 - leader))
 writers_end=$(( $(now_ms) + 12000 ))
 for w in 1 2 3 4; do writer "$w" "$writers_end" & writer_pids+=($!); done
