@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# A store moved onto and off a pod that is a Patroni cluster: the cluster of
+# tests/ha/patroni_cluster.sh (dist/patroni/patroni.yml, a leader and its synchronous
+# standby) made ready to be a pod as docs/DEPLOY.md "Adding a pod" says — the runtime role
+# `storeapi` and an empty database on it, the passwords in a password file (PGPASSFILE),
+# none in the pod's URL — then the cases of tests/ha/patroni_move_pgtest.cpp (`pod add` of
+# the pod's URL, the moves under keyed writes, their checks) run against it.
+#   tests/ha/patroni_move_pgtest.sh BUILD_DIR CASES_BINARY
+set -euo pipefail
+build=$1 cases=$2
+source_root=$(cd "$(dirname "$0")/../.." && pwd)
+test_name="patroni move test"
+source "$source_root/tests/ha/patroni_cluster.sh"
+patroni_require
+patroni_workdir
+cleanup() {
+  patroni_stop
+  wait 2>/dev/null || true
+  rm -rf "$work"
+}
+trap cleanup EXIT
+patroni_start
+
+# The roles the pod is reached as: the runtime role (the pod's URL: the API nodes), and the
+# cases' cluster superuser (`postgres` as root, else the caller), by whose name the admin
+# tool reaches the pod and moves stores (the mover, a superuser on both pods).
+runtime_password=$(openssl rand -hex 16)
+superuser=postgres
+[[ $(id -u) -eq 0 ]] || superuser=$(id -un)
+cat >"$work/pgpass" <<EOF
+*:*:*:storeapi:$runtime_password
+*:*:*:$superuser:$superuser_password
+EOF
+chmod 600 "$work/pgpass"
+# Read by the main cluster's PostgreSQL too (its subscription to this pod), which runs as
+# `postgres` when root.
+[[ $(id -u) -eq 0 ]] && chown postgres: "$work/pgpass"
+export PGPASSFILE=$work/pgpass
+as_superuser() { psql -qAt "postgresql://postgres@$hosts/postgres?target_session_attrs=read-write" "$@"; }
+PGPASSWORD=$superuser_password as_superuser -c "create role storeapi login password '$runtime_password'" >/dev/null \
+  || fail "create role storeapi"
+[[ $superuser == postgres ]] || PGPASSWORD=$superuser_password \
+  as_superuser -c "create role \"$superuser\" superuser login password '$superuser_password'" >/dev/null \
+  || fail "create role $superuser"
+PGPASSWORD=$superuser_password as_superuser -c "create database storeapi" >/dev/null || fail "create database"
+
+STOREAPI_TEST_PATRONI_POD_URL="postgresql://storeapi@$hosts/storeapi?target_session_attrs=read-write&tcp_user_timeout=2000" \
+  "$cases" || fail "the cases failed (above)"
