@@ -238,7 +238,7 @@ void move_store(JsonWriter& json, pqxx::connection& directory, const Mover& move
     publish_store(*source.conn, store_id, published);
     subscribe(*target.conn, store_id, source.conninfo);
     Progress progress("store move");
-    wait_copied(*target.conn, store_id, rows_at_source, progress);
+    wait_copied(*target.conn, *source.conn, store_id, rows_at_source, progress);
     clock.start("catch_up");
     wait_caught_up(*source.conn, store_id, kCatchUpLimit);
     clock.start("dispatch_pause");

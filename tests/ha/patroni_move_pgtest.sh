@@ -4,7 +4,8 @@
 # standby) made ready to be a pod as docs/DEPLOY.md "Adding a pod" says — the runtime role
 # `storeapi` and an empty database on it, the passwords in a password file (PGPASSFILE),
 # none in the pod's URL — then the cases of tests/ha/patroni_move_pgtest.cpp (`pod add` of
-# the pod's URL, the moves under keyed writes, their checks) run against it.
+# the pod's URL, the moves under keyed writes, a move cut by a failover, their checks) run
+# against it.
 #   tests/ha/patroni_move_pgtest.sh BUILD_DIR CASES_BINARY
 set -euo pipefail
 build=$1 cases=$2
@@ -42,7 +43,12 @@ PGPASSWORD=$superuser_password as_superuser -c "create role storeapi login passw
 [[ $superuser == postgres ]] || PGPASSWORD=$superuser_password \
   as_superuser -c "create role \"$superuser\" superuser login password '$superuser_password'" >/dev/null \
   || fail "create role $superuser"
-PGPASSWORD=$superuser_password as_superuser -c "create database storeapi" >/dev/null || fail "create database"
+# Two pods' databases on the cluster, one per case.
+for database in storeapi storeapi_failover; do
+  PGPASSWORD=$superuser_password as_superuser -c "create database $database" >/dev/null || fail "create database $database"
+done
 
-STOREAPI_TEST_PATRONI_POD_URL="postgresql://storeapi@$hosts/storeapi?target_session_attrs=read-write&tcp_user_timeout=2000" \
+pod_url() { echo "postgresql://storeapi@$hosts/$1?target_session_attrs=read-write&tcp_user_timeout=2000"; }
+STOREAPI_TEST_PATRONI_POD_URL=$(pod_url storeapi) STOREAPI_TEST_PATRONI_FAILOVER_POD_URL=$(pod_url storeapi_failover) \
+  STOREAPI_TEST_PATRONI_DATA_DIRS="$work/pg1,$work/pg2" STOREAPI_TEST_PATRONI_REST_PORTS="${rest_port[1]},${rest_port[2]}" \
   "$cases" || fail "the cases failed (above)"
