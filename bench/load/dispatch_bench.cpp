@@ -6,9 +6,9 @@
 //      arrival lag per event.
 // Prints a Markdown table. Needs STOREAPI_DATABASE_URL (a migrated, disposable database)
 // and STOREAPI_BUILD_DIR.
-#include "admin/database.hpp"
-#include "admin/stores.hpp"
-#include "admin/webhooks.hpp"
+#include "admin/base/database.hpp"
+#include "admin/stores/stores.hpp"
+#include "admin/webhooks/webhooks.hpp"
 #include "common/crypto.hpp"
 #include "support/dispatcher_process.hpp"
 #include "support/webhook_receiver.hpp"

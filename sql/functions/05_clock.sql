@@ -1,4 +1,4 @@
--- Repeatable (src/admin/migrations.cpp): applied again whenever this text changes; first
+-- Repeatable (src/admin/migrations/migrations.cpp): applied again whenever this text changes; first
 -- defined by sql/001_foundation.sql. Change a function here, not in a new migration.
 
 -- The transaction's time rounded UP to the millisecond (sql/001_foundation.sql says why).

@@ -1,4 +1,4 @@
--- Repeatable (src/admin/migrations.cpp): applied again whenever this text changes; first
+-- Repeatable (src/admin/migrations/migrations.cpp): applied again whenever this text changes; first
 -- defined by sql/007_dispatch.sql. Change a function here, not in a new migration; a
 -- changed signature needs its old one dropped in a numbered migration first.
 

@@ -1,4 +1,4 @@
--- Repeatable (src/admin/migrations.cpp): applied again whenever this text changes. Change
+-- Repeatable (src/admin/migrations/migrations.cpp): applied again whenever this text changes. Change
 -- a function here, not in a new migration; a changed signature needs its old one dropped
 -- in a numbered migration first.
 --

@@ -1,4 +1,4 @@
--- Repeatable (src/admin/migrations.cpp): applied again whenever this text changes. The
+-- Repeatable (src/admin/migrations/migrations.cpp): applied again whenever this text changes. The
 -- outbox's time slots (sql/033_outbox_partitions.sql, docs/DECISIONS.md "Retention"):
 -- creating them ahead, and finding those that may go. Detaching and dropping is the
 -- dispatcher's (src/dispatch/partitions.cpp): DETACH PARTITION CONCURRENTLY cannot run
@@ -17,7 +17,7 @@ $$;
 -- CREATE TABLE ... PARTITION OF would take an ACCESS EXCLUSIVE one.
 -- SECURITY DEFINER: the dispatchers call it as the runtime role, which may create nothing
 -- (docs/DECISIONS.md "Roles"); the partitions are the owner's, and the runtime role's
--- grants on them are the owner's default privileges (src/admin/roles.cpp). The fixed
+-- grants on them are the owner's default privileges (src/admin/migrations/roles.cpp). The fixed
 -- search_path keeps a caller's objects out of the owner's statements.
 create or replace function api.extend_outbox_partitions(p_width interval, p_ahead interval) returns integer
 language plpgsql volatile security definer set search_path = public, pg_temp as $$

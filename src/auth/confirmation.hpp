@@ -2,7 +2,7 @@
 // How a server confirms an invalidation on the invalidation channel: `ack:<payload>`,
 // once all of its cores have applied `payload` (docs/DECISIONS.md, "Server invalidation
 // channel"). Written once for both ends: the server that answers
-// (auth/invalidation.hpp) and the admin tool that waits (admin/confirmations.hpp).
+// (auth/invalidation.hpp) and the admin tool that waits (admin/base/confirmations.hpp).
 #include <string_view>
 
 namespace storeapi::auth {

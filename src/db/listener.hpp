@@ -27,7 +27,7 @@ struct ListenerOptions {
   std::chrono::milliseconds idle_before_ping{10'000};
   std::chrono::milliseconds ping_timeout{5'000};
   // The connection's application_name: the admin tool counts the servers it waits for by
-  // their LISTEN sessions named "storeapi" (src/admin/confirmations.cpp), so any other
+  // their LISTEN sessions named "storeapi" (src/admin/base/confirmations.cpp), so any other
   // program's listener names itself.
   std::string application_name = kServerApplicationName;
   // Each host's connect deadline and the socket's TCP_USER_TIMEOUT (db::ConnectOptions).

@@ -1,5 +1,5 @@
-#include "admin/access.hpp"
-#include "admin/errors.hpp"
+#include "admin/stores/access.hpp"
+#include "admin/base/errors.hpp"
 
 #include <gtest/gtest.h>
 

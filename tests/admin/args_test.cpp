@@ -1,6 +1,6 @@
-#include "admin/args.hpp"
-#include "admin/errors.hpp"
-#include "admin/expiry.hpp"
+#include "admin/cli/args.hpp"
+#include "admin/base/errors.hpp"
+#include "admin/keys/expiry.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "admin/json.hpp"
+#include "admin/base/json.hpp"
 
 #include <gtest/gtest.h>
 

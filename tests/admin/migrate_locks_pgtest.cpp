@@ -6,8 +6,8 @@
 // (CREATE INDEX CONCURRENTLY). Seen failing: with the `set lock_timeout` line removed the
 // request waits for the long transaction (15 s); with every migration in one transaction
 // the first one is lost with the second; without the header's reading CONCURRENTLY fails.
-#include "admin/errors.hpp"
-#include "admin/migrations.hpp"
+#include "admin/base/errors.hpp"
+#include "admin/migrations/migrations.hpp"
 #include "support/poll.hpp"
 #include "support/test_database.hpp"
 

@@ -1,6 +1,6 @@
 // storeapi-admin migrate: an empty database, re-application, edited migrations, edited
 // repeatable files, and a database of the earlier schema with data moving forward.
-#include "admin/migrations.hpp"
+#include "admin/migrations/migrations.hpp"
 #include "admin_fixture.hpp"
 #include "common/crypto.hpp"
 

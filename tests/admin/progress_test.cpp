@@ -1,7 +1,7 @@
 // The progress line of long admin operations: done of total, percentage, rate and time
 // left, as pv shows them. Seen failing: the line had neither rate nor time left (seed's
 // bar), and a store move's copy showed nothing at all.
-#include "admin/progress.hpp"
+#include "admin/base/progress.hpp"
 
 #include <gtest/gtest.h>
 

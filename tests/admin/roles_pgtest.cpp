@@ -1,4 +1,4 @@
-// The database roles (docs/DEPLOY.md "Database roles", src/admin/roles.hpp): the runtime
+// The database roles (docs/DEPLOY.md "Database roles", src/admin/migrations/roles.hpp): the runtime
 // role `storeapi`, as the API nodes and dispatchers connect, owns nothing and can escalate
 // to nothing (no function of its own or the owner's, no DDL, no COPY TO PROGRAM, no
 // subscription's connection string, no replication role), yet reads and writes the
@@ -11,8 +11,8 @@
 // the runtime role is refused; the API suites fail too); the default privileges left out
 // (a partition made after migrate is refused to the runtime role); the revoke on the
 // directory's bookkeeping left out (the runtime role writes `pods`).
-#include "admin/database.hpp"
-#include "admin/migrations.hpp"
+#include "admin/base/database.hpp"
+#include "admin/migrations/migrations.hpp"
 #include "admin_fixture.hpp"
 #include "common/crypto.hpp"
 #include "support/runtime_role.hpp"

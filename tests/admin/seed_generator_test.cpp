@@ -1,6 +1,6 @@
 // The seed generator in memory: determinism, id derivation, consistent totals.
-#include "admin/errors.hpp"
-#include "admin/seed_generator.hpp"
+#include "admin/base/errors.hpp"
+#include "admin/seed/generator.hpp"
 
 #include <gtest/gtest.h>
 

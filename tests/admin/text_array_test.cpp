@@ -1,4 +1,4 @@
-#include "admin/database.hpp"
+#include "admin/base/database.hpp"
 
 #include <gtest/gtest.h>
 

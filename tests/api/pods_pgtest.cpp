@@ -27,9 +27,9 @@
 #include <string>
 #include <thread>
 
-#include "admin/confirmations.hpp"
-#include "admin/json.hpp"
-#include "admin/seed.hpp"
+#include "admin/base/confirmations.hpp"
+#include "admin/base/json.hpp"
+#include "admin/seed/seed.hpp"
 #include "support/free_port.hpp"
 #include "support/http_client.hpp"
 #include "support/metrics_scrape.hpp"

@@ -2,8 +2,8 @@
 
 #include <gtest/gtest.h>
 
-#include "admin/json.hpp"
-#include "admin/seed.hpp"
+#include "admin/base/json.hpp"
+#include "admin/seed/seed.hpp"
 #include "support/readiness.hpp"
 #include "support/runtime_role.hpp"
 

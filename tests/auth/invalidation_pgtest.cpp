@@ -7,7 +7,7 @@
 #include <chrono>
 
 #include "admin/admin_cli.hpp"
-#include "admin/confirmations.hpp"
+#include "admin/base/confirmations.hpp"
 #include "common/crypto.hpp"
 #include "support/metrics_scrape.hpp"
 

@@ -29,7 +29,7 @@
 #include <set>
 #include <thread>
 
-#include "admin/webhooks.hpp"
+#include "admin/webhooks/webhooks.hpp"
 #include "api/seeded_server.hpp"
 #include "backup/backup_repository.hpp"
 #include "support/dispatcher_process.hpp"

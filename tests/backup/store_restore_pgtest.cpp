@@ -1,4 +1,4 @@
-// `storeapi-admin store restore` (admin/store_restore.hpp): one store of a pod put back as
+// `storeapi-admin store restore` (admin/move/store_restore.hpp): one store of a pod put back as
 // it was at a time T, from a copy of the pod recovered to T by storeapi-recover, while two
 // other stores of the same pod are served (one written, one read) by the same server.
 // A cluster of the test's own archiving to a pgBackRest repository; three seeded stores; a
@@ -68,7 +68,7 @@ std::map<std::string, std::string> store_digests(pqxx::connection& conn, const s
 }
 
 TEST(StoreRestore, OneStoreBackToTheTargetWhileTheOthersServe) {
-  // The restore reaches the pod as the mover, as a move does (admin/pod_connection.hpp).
+  // The restore reaches the pod as the mover, as a move does (admin/base/pod_connection.hpp).
   ::setenv("STOREAPI_MOVER_USER", cluster_superuser().c_str(), 1);
   ThrowawayCluster cluster;
   BackupRepository repository(cluster);

@@ -1,6 +1,6 @@
 #include "dispatch_fixture.hpp"
 
-#include "admin/webhooks.hpp"
+#include "admin/webhooks/webhooks.hpp"
 #include "support/runtime_role.hpp"
 
 #include <signal.h>

@@ -1,7 +1,7 @@
 // The dispatcher's /metrics: a delivered webhook counts as a 2xx attempt with its
 // commit-to-delivery lag, the backlog, disabled endpoints and where the outbox's time slots
 // end show, and promtool accepts it.
-#include "admin/webhooks.hpp"
+#include "admin/webhooks/webhooks.hpp"
 #include "dispatch_fixture.hpp"
 #include "support/metrics_scrape.hpp"
 

@@ -6,7 +6,7 @@
 // Seen failing without the feature: with the dispatcher's keep_partitions() call removed
 // no slot is ever dropped (every test times out on it); with api.outbox_slot_busy()
 // answering false, the pending delivery's and e-mail's events are dropped with their slots.
-#include "admin/migrations.hpp"
+#include "admin/migrations/migrations.hpp"
 #include "dispatch_fixture.hpp"
 
 #include <atomic>

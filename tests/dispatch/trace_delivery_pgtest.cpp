@@ -7,7 +7,7 @@
 #include <pqxx/pqxx>
 #include <simdjson.h>
 
-#include "admin/webhooks.hpp"
+#include "admin/webhooks/webhooks.hpp"
 #include "common/trace_context.hpp"
 #include "dispatch/dispatch_fixture.hpp"
 #include "api/seeded_server.hpp"

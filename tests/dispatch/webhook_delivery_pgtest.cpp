@@ -1,6 +1,6 @@
 // Delivery of events to endpoints: signature, payload, subscriptions, rotation, and
 // exactly-once delivery with two dispatchers side by side.
-#include "admin/webhooks.hpp"
+#include "admin/webhooks/webhooks.hpp"
 #include "dispatch_fixture.hpp"
 #include "signature_check.hpp"
 

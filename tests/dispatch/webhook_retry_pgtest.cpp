@@ -1,9 +1,9 @@
 // Failed deliveries: retries after 5xx answers, timeouts and refused connections on a
 // compressed schedule ("1,1": two retries about a second apart), redirects not followed,
 // the disabling rule, and redelivery.
-#include "admin/json.hpp"
-#include "admin/webhook_deliveries.hpp"
-#include "admin/webhooks.hpp"
+#include "admin/base/json.hpp"
+#include "admin/webhooks/deliveries.hpp"
+#include "admin/webhooks/webhooks.hpp"
 #include "dispatch_fixture.hpp"
 #include "signature_check.hpp"
 

@@ -4,8 +4,8 @@
 // starts connect as (STOREAPI_DATABASE_URL), and what a pod's row in `pods` names, so a
 // grant the role lacks fails the test. The test itself, and storeapi-admin, connect as
 // the cluster's superuser (TestDatabase::url), who made and migrated the database.
-#include "admin/database.hpp"
-#include "admin/roles.hpp"
+#include "admin/base/database.hpp"
+#include "admin/migrations/roles.hpp"
 #include "support/test_database.hpp"
 
 #include <string>

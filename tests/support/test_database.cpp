@@ -1,10 +1,10 @@
 #include "support/test_database.hpp"
 
-#include "admin/confirmations.hpp"
-#include "admin/database.hpp"
-#include "admin/keys.hpp"
-#include "admin/migrations.hpp"
-#include "admin/stores.hpp"
+#include "admin/base/confirmations.hpp"
+#include "admin/base/database.hpp"
+#include "admin/keys/keys.hpp"
+#include "admin/migrations/migrations.hpp"
+#include "admin/stores/stores.hpp"
 #include "common/crypto.hpp"
 
 #include <array>

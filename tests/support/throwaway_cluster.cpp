@@ -101,7 +101,7 @@ void ThrowawayCluster::configure() {
        << "unix_socket_directories = '" << dir_ << "'\n"
        << "fsync = off\nsynchronous_commit = off\nfull_page_writes = off\n"
        << "max_connections = 100\nshared_buffers = 32MB\n"
-       // Logical WAL, so a cluster can be the source of a store move (admin/store_move.hpp).
+       // Logical WAL, so a cluster can be the source of a store move (admin/move/store_move.hpp).
        << "wal_level = logical\n";
   if (!host_.netns.empty()) {
     // The hub (servers, the test) and the other hosts of the lab connect over its bridge.
