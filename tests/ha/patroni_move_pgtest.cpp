@@ -42,7 +42,7 @@
 #include <vector>
 
 #include "admin/admin_cli.hpp"
-#include "admin/database.hpp"
+#include "admin/base/database.hpp"
 #include "api/seeded_server.hpp"
 #include "api/stock_writers.hpp"
 #include "fleet/fence_watcher.hpp"
