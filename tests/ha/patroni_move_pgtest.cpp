@@ -35,6 +35,7 @@
 #include <csignal>
 #include <cstdlib>
 #include <iostream>
+#include <memory>
 #include <optional>
 #include <sstream>
 #include <stdexcept>
@@ -85,18 +86,26 @@ std::string value_on(const std::string& url, const std::string& sql) {
   return field.is_null() ? "" : field.c_str();
 }
 
-TEST(PatroniPod, AStoreMovesOntoItAndOffItUnderWritesWithNoAcknowledgedWriteLostOrDoubled) {
-  const std::string patroni = setting("STOREAPI_TEST_PATRONI_POD_URL");
+// The directory and pod `main` on a ThrowawayCluster with two API nodes, and the Patroni
+// pod of `pod_url` added as `ha`. The mover is the clusters' superuser, on both pods (the
+// script gave it the same name and a password on the Patroni pod).
+struct DirectoryAndPatroniPod {
+  explicit DirectoryAndPatroniPod(std::string pod_url) : patroni(std::move(pod_url)) {
+    ::setenv("STOREAPI_MOVER_USER", cluster_superuser().c_str(), 1);
+    added = run_admin({"pod", "add", "--name", "ha", "--url", patroni}, directory);
+  }
+  std::string patroni;
   ThrowawayCluster main_cluster;
-  SeededServer env(main_cluster.url());
-  auto node_b = start_api_server(api_url(env.database()), kSecret);
-  const std::string directory = env.database().url();
-  const std::string store = env.store().id;
+  SeededServer env{main_cluster.url()};
+  std::unique_ptr<ServerProcess> node_b = start_api_server(api_url(env.database()), kSecret);
+  std::string directory = env.database().url();
+  std::string store = env.store().id;
+  CliResult added;
+};
 
-  // The mover: the clusters' superuser, on both pods (the script gave it the same name and
-  // a password on the Patroni pod).
-  ::setenv("STOREAPI_MOVER_USER", cluster_superuser().c_str(), 1);
-  CliResult added = run_admin({"pod", "add", "--name", "ha", "--url", patroni}, directory);
+TEST(PatroniPod, AStoreMovesOntoItAndOffItUnderWritesWithNoAcknowledgedWriteLostOrDoubled) {
+  DirectoryAndPatroniPod pods(setting("STOREAPI_TEST_PATRONI_POD_URL"));
+  auto& [patroni, main_cluster, env, node_b, directory, store, added] = pods;
   ASSERT_EQ(added.exit_code, 0) << added.err;
   simdjson::dom::parser parser;
   EXPECT_TRUE(parser.parse(added.out)["can_be_moved_from"].get_bool().value()) << added.out;
@@ -149,7 +158,6 @@ TEST(PatroniPod, AStoreMovesOntoItAndOffItUnderWritesWithNoAcknowledgedWriteLost
 }
 
 TEST(PatroniPod, AMoveOffItCutByAFailoverLeavesTheStoreWhereItWasAndRunsAgain) {
-  const std::string patroni = setting("STOREAPI_TEST_PATRONI_FAILOVER_POD_URL");
   const std::vector<std::string> data_dirs = split(setting("STOREAPI_TEST_PATRONI_DATA_DIRS"));
   const std::vector<std::string> rest_ports = split(setting("STOREAPI_TEST_PATRONI_REST_PORTS"));
   ASSERT_EQ(data_dirs.size(), 2u);
@@ -157,13 +165,8 @@ TEST(PatroniPod, AMoveOffItCutByAFailoverLeavesTheStoreWhereItWasAndRunsAgain) {
   auto is_leader = [&](std::size_t node) {
     return std::system(("curl -sf -o /dev/null http://127.0.0.1:" + rest_ports[node] + "/primary").c_str()) == 0;
   };
-  ThrowawayCluster main_cluster;
-  SeededServer env(main_cluster.url());
-  auto node_b = start_api_server(api_url(env.database()), kSecret);
-  const std::string directory = env.database().url();
-  const std::string store = env.store().id;
-  ::setenv("STOREAPI_MOVER_USER", cluster_superuser().c_str(), 1);
-  CliResult added = run_admin({"pod", "add", "--name", "ha", "--url", patroni}, directory);
+  DirectoryAndPatroniPod pods(setting("STOREAPI_TEST_PATRONI_FAILOVER_POD_URL"));
+  auto& [patroni, main_cluster, env, node_b, directory, store, added] = pods;
   ASSERT_EQ(added.exit_code, 0) << added.err;
   StockWriters writers(env, "failover-move", {env.port(), node_b->port()});
   CliResult onto = run_admin({"store", "move", "--store", store, "--to", "ha"}, directory);
