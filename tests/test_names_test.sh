@@ -9,7 +9,7 @@
 set -euo pipefail
 cd "$1"
 # The harness that needs the database: these headers, and the variable itself.
-needs_database='STOREAPI_TEST_DATABASE_URL|#include "(support/(server_process|test_database|test_pod|throwaway_cluster|dispatcher_process|pgbouncer_process)|([a-z_/]*/)?([a-z_]+_fixture|seeded_server|read_world(_test)?|stock_writers|admin_cli))\.hpp"|tools/dev-db|pg_ctl|patroni_cluster\.sh'
+needs_database='STOREAPI_TEST_DATABASE_URL|#include "(support/(server_process|test_database|test_pod|throwaway_cluster|dispatcher_process|pgbouncer_process)|([a-z_/]*/)?([a-z_]+_fixture|seeded_server|read_world(_test)?|stock_writers|admin_cli))\.hpp"|tools/dev-db|pg_ctl|patroni_pair\.sh'
 status=0
 while IFS= read -r file; do
   echo "test-names: $file needs a database (it uses: $(grep -ohE "$needs_database" "$file" | head -1)): name it ${file/_test./_pgtest.}"

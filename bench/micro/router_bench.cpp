@@ -38,8 +38,8 @@ BENCHMARK(BM_MatchNotFound);
 void parse_query(benchmark::State& state, std::string_view raw) {
   storeapi::http::Query query;
   for (auto _ : state) {
-    auto error = query.parse(raw);
-    benchmark::DoNotOptimize(error);
+    auto parsed = query.parse(raw);
+    benchmark::DoNotOptimize(parsed);
     benchmark::DoNotOptimize(query.params().data());
   }
 }

@@ -67,6 +67,38 @@ std::string_view error_type_name(ErrorType type);
 // For errors stored by code (idempotency replays); nullopt for an unknown name.
 std::optional<ErrorCode> parse_error_code(std::string_view name);
 
+// How a check of a request came out: passed, or refused with the catalogue's code, the
+// parameter at fault and a message (static text; empty for the catalogue's). The API
+// layer's result struct for its checks (docs/ARCHITECTURE.md §8): callers branch on
+// ok() and answer a refusal as it is (`fail(ctx, checked)`).
+class [[nodiscard]] Checked {
+ public:
+  static constexpr Checked passed() noexcept { return Checked(); }
+  static constexpr Checked refused(ErrorCode code, std::optional<std::string_view> param,
+                                   std::string_view message = {}) noexcept {
+    Checked c;
+    c.refused_ = true;
+    c.code_ = code;
+    c.param_ = param;
+    c.message_ = message;
+    return c;
+  }
+
+  constexpr bool ok() const noexcept { return !refused_; }
+  // Only when refused.
+  constexpr ErrorCode code() const noexcept { return code_; }
+  constexpr std::optional<std::string_view> param() const noexcept { return param_; }
+  constexpr std::string_view message() const noexcept { return message_; }
+  friend constexpr bool operator==(const Checked&, const Checked&) = default;
+
+ private:
+  constexpr Checked() noexcept = default;
+  bool refused_ = false;
+  ErrorCode code_ = ErrorCode::internal_error;
+  std::optional<std::string_view> param_;
+  std::string_view message_;
+};
+
 // The code a request-body validation error is answered with.
 ErrorCode error_code(json::BodyErrorKind kind);
 

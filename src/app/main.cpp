@@ -25,8 +25,7 @@
 #include "db/listen_check.hpp"
 #include "db/listener.hpp"
 #include "db/pod_addresses.hpp"
-#include "db/schema_check.hpp"
-#include "db/setup_hints.hpp"
+#include "db/start_check.hpp"
 #include "db/standby_probe.hpp"
 #include "db/write_positions.hpp"
 #include "redis/probe.hpp"
@@ -100,15 +99,16 @@ app::Config configure() {
 
 // What must be there before anything starts: io_uring (a kernel or seccomp filter without
 // it would otherwise surface as a bare "Operation not permitted" from the first core),
-// the schema this release needs, Redis and the standbys when configured.
+// the schema this release needs (with hints for a database not set up yet), Redis and the standbys when configured.
 void check_surroundings(const app::Config& config) {
   try {
     runtime::check_uring_support();
   } catch (const std::runtime_error& e) {
     throw std::runtime_error(std::string("cannot start: ") + e.what());
   }
-  const std::string unchecked = db::check_schema(config.database_url, std::chrono::seconds(2));
-  if (!unchecked.empty()) std::fprintf(stderr, "storeapi: %s\n", unchecked.c_str());
+  const db::StartCheck database = db::check_database_at_start(config.database_url, std::chrono::seconds(2));
+  if (!database.unchecked.empty()) std::fprintf(stderr, "storeapi: %s\n", database.unchecked.c_str());
+  for (const std::string& hint : database.hints) std::fprintf(stderr, "storeapi: hint: %s\n", hint.c_str());
   try {
     if (config.redis) redis::probe(*config.redis, std::chrono::seconds(2));
   } catch (const std::runtime_error& e) {
@@ -129,8 +129,6 @@ void check_surroundings(const app::Config& config) {
       throw std::runtime_error("STOREAPI_REPLICA_URLS (standby " + std::to_string(i + 1) + "): " + e.what());
     }
   }
-  for (const std::string& hint : db::setup_hints(config.database_url, std::chrono::seconds(2)))
-    std::fprintf(stderr, "storeapi: hint: %s\n", hint.c_str());
 }
 
 // The first core's listener. Every core's listener shares the port (SO_REUSEPORT), which

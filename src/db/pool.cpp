@@ -169,9 +169,11 @@ void Pool::count_connections_up() noexcept {
 void Pool::on_connection_ready(PgConnection&) {
   count_connections_up();
   dispatch_queued();
-  changed_.broadcast();
 }
 
+// Every attempt, failed or not, wakes the waiters: they run after the connection has set
+// its state (a woken coroutine never resumes inline), so a ready connection needs no second
+// announcement.
 void Pool::on_connection_attempted() { changed_.broadcast(); }
 
 void Pool::on_connection_lost() {

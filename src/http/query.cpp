@@ -32,26 +32,27 @@ std::optional<std::string_view> Query::decode(std::string_view text) {
   return std::string_view(scratch_).substr(start);
 }
 
-std::optional<QueryError> Query::add(std::string_view raw_name, std::string_view raw_value, bool raw_is_clean) {
+QueryResult Query::add(std::string_view raw_name, std::string_view raw_value, bool raw_is_clean) {
   const auto name = decode(raw_name);
-  if (!name) return QueryError{raw_name, "Malformed percent-encoding in the parameter name."};
+  if (!name) return QueryResult::invalid(raw_name, "Malformed percent-encoding in the parameter name.");
   const auto value = decode(raw_value);
-  if (!value) return QueryError{*name, "Malformed percent-encoding."};
+  if (!value) return QueryResult::invalid(*name, "Malformed percent-encoding.");
   // Decoding shortens text that had escapes; text that had none was checked with the query.
   const auto problem = [raw_is_clean](std::string_view raw, std::string_view text) {
     return raw_is_clean && text.size() == raw.size() ? std::string_view() : text_problem(text);
   };
-  if (const auto name_problem = problem(raw_name, *name); !name_problem.empty()) return QueryError{*name, name_problem};
+  if (const auto name_problem = problem(raw_name, *name); !name_problem.empty())
+    return QueryResult::invalid(*name, name_problem);
   if (const auto value_problem = problem(raw_value, *value); !value_problem.empty()) {
-    return QueryError{*name, value_problem};
+    return QueryResult::invalid(*name, value_problem);
   }
-  if (find(*name)) return QueryError{*name, "This parameter is given more than once."};
-  if (count_ == max_params) return QueryError{std::nullopt, "Too many query parameters."};
+  if (find(*name)) return QueryResult::invalid(*name, "This parameter is given more than once.");
+  if (count_ == max_params) return QueryResult::invalid(std::nullopt, "Too many query parameters.");
   params_[count_++] = {*name, *value};
-  return std::nullopt;
+  return {};
 }
 
-std::optional<QueryError> Query::parse(std::string_view raw) {
+QueryResult Query::parse(std::string_view raw) {
   count_ = 0;
   scratch_.clear();
   // Decoding never lengthens text, so the views handed out never move.
@@ -64,11 +65,12 @@ std::optional<QueryError> Query::parse(std::string_view raw) {
     raw.remove_prefix(std::min(amp + 1, raw.size()));
     if (piece.empty()) continue;  // `a=1&&b=2`, a trailing `&`
     const std::size_t eq = piece.find('=');
-    const auto error = eq == std::string_view::npos ? add(piece, {}, raw_is_clean)
-                                                  : add(piece.substr(0, eq), piece.substr(eq + 1), raw_is_clean);
-    if (error) return error;
+    const QueryResult added = eq == std::string_view::npos
+                                  ? add(piece, {}, raw_is_clean)
+                                  : add(piece.substr(0, eq), piece.substr(eq + 1), raw_is_clean);
+    if (!added.ok()) return added;
   }
-  return std::nullopt;
+  return {};
 }
 
 std::optional<std::string_view> Query::find(std::string_view name) const {

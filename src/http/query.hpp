@@ -3,6 +3,7 @@
 // "Query strings").
 #include <array>
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <span>
 #include <string>
@@ -22,10 +23,20 @@ struct QueryParam {
   std::string_view value;  // empty for `name=` and for a bare `name`
 };
 
-// Always a 400 parameter_invalid.
-struct QueryError {
-  std::optional<std::string_view> param;  // nullopt only for "too many parameters"
-  std::string_view message;               // static text
+// How a query string parsed (docs/ARCHITECTURE.md §8): ok, or invalid — always a 400
+// parameter_invalid — naming the parameter at fault and why.
+enum class QueryStatus : std::uint8_t { ok, invalid };
+
+struct [[nodiscard]] QueryResult {
+  QueryStatus status = QueryStatus::ok;
+  std::optional<std::string_view> param;  // when invalid; nullopt only for "too many parameters"
+  std::string_view message;               // when invalid: static text
+
+  static QueryResult invalid(std::optional<std::string_view> param, std::string_view message) noexcept {
+    return {QueryStatus::invalid, param, message};
+  }
+  bool ok() const noexcept { return status == QueryStatus::ok; }
+  friend bool operator==(const QueryResult&, const QueryResult&) = default;
 };
 
 // One per core or connection, reused: decoded names and values live in its scratch buffer,
@@ -38,7 +49,7 @@ class Query {
 
   // Parses `raw` (the part after '?'). On success the views stay valid until the next
   // parse and as long as `raw`'s storage does. The first problem from the left is reported.
-  std::optional<QueryError> parse(std::string_view raw);
+  QueryResult parse(std::string_view raw);
 
   std::span<const QueryParam> params() const { return {params_.data(), count_}; }
   // The parameter's value (possibly empty), or nullopt when it was not given.
@@ -46,7 +57,7 @@ class Query {
 
  private:
   // `raw_is_clean`: the whole raw query is valid UTF-8 without NUL.
-  std::optional<QueryError> add(std::string_view raw_name, std::string_view raw_value, bool raw_is_clean);
+  QueryResult add(std::string_view raw_name, std::string_view raw_value, bool raw_is_clean);
   // Percent-decodes into the scratch buffer when there is anything to decode.
   std::optional<std::string_view> decode(std::string_view text);
 

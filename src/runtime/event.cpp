@@ -5,10 +5,7 @@
 namespace storeapi::runtime {
 
 Event::~Event() {
-  while (Wait* w = head_) {
-    unlink(*w);
-    w->wake(Woken::broken);
-  }
+  while (Wait* w = waiters_.pop_front()) w->wake(Woken::broken);
 }
 
 Event::Wait Event::wait() noexcept { return Wait(*this, false, {}); }
@@ -16,31 +13,12 @@ Event::Wait Event::wait_until(Clock::time_point deadline) noexcept { return Wait
 Event::Wait Event::wait_for(Clock::duration timeout) noexcept { return wait_until(Clock::now() + timeout); }
 
 void Event::signal() noexcept {
-  if (Wait* w = head_) {
-    unlink(*w);
-    w->wake(Woken::signalled);
-  }
+  if (Wait* w = waiters_.pop_front()) w->wake(Woken::signalled);
 }
 
 void Event::broadcast() noexcept {
   // wake() never resumes inline, so nobody can link itself while this runs.
-  while (head_) signal();
-}
-
-void Event::link(Wait& w) noexcept {
-  w.prev_ = tail_;
-  w.next_ = nullptr;
-  if (tail_) tail_->next_ = &w;
-  else head_ = &w;
-  tail_ = &w;
-}
-
-void Event::unlink(Wait& w) noexcept {
-  if (w.prev_) w.prev_->next_ = w.next_;
-  else head_ = w.next_;
-  if (w.next_) w.next_->prev_ = w.prev_;
-  else tail_ = w.prev_;
-  w.prev_ = w.next_ = nullptr;
+  while (!waiters_.empty()) signal();
 }
 
 Event::Wait::Wait(Event& event, bool has_deadline, Clock::time_point deadline) noexcept
@@ -53,7 +31,7 @@ Event::Wait::~Wait() {
   // the event and the reactor forget it. Not while its timer is in the kernel, whose
   // completion points into this frame (as any io_uring operation's: docs/PITFALLS.md).
   assert(!timer_armed_);
-  if (phase_ == Phase::linked) event_->unlink(*this);
+  if (phase_ == Phase::linked) event_->waiters_.remove(*this);
   if (hook_.queued) reactor_->forget(hook_);
 }
 
@@ -69,7 +47,7 @@ void Event::Wait::await_suspend(std::coroutine_handle<> h) noexcept {
   assert(phase_ == Phase::idle);
   waiter_ = h;
   reactor_ = &Reactor::current();
-  event_->link(*this);
+  event_->waiters_.push_back(*this);
   phase_ = Phase::linked;
   if (has_deadline_) {
     io_uring_sqe* sqe = reactor_->get_sqe();
@@ -96,7 +74,7 @@ void Event::Wait::on_timer(Completion* c, int, unsigned) noexcept {
   Wait* w = static_cast<Timer*>(c)->wait;
   w->timer_armed_ = false;
   if (w->phase_ == Phase::linked) {  // the deadline came first
-    w->event_->unlink(*w);
+    w->event_->waiters_.remove(*w);
     w->result_ = Woken::timed_out;
   }
   w->resume();

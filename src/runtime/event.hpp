@@ -16,6 +16,7 @@
 // reaches it with Cores::post_to / Reactor::post, which run there.
 #include <coroutine>
 
+#include "runtime/intrusive_list.hpp"
 #include "runtime/io.hpp"
 #include "runtime/reactor.hpp"
 
@@ -49,14 +50,10 @@ class Event {
   // Wakes every waiter linked now (one that starts waiting while they resume waits on).
   void broadcast() noexcept;
 
-  bool has_waiters() const noexcept { return head_ != nullptr; }
+  bool has_waiters() const noexcept { return !waiters_.empty(); }
 
  private:
-  void link(Wait& w) noexcept;
-  void unlink(Wait& w) noexcept;
-
-  Wait* head_ = nullptr;
-  Wait* tail_ = nullptr;
+  IntrusiveList<Wait> waiters_;  // the longest-waiting first
 };
 
 // The awaiter: one wait on one event. Its states, each moved to by the one place named:
@@ -77,6 +74,7 @@ class Event::Wait {
 
  private:
   friend class Event;
+  friend class IntrusiveList<Wait>;
   enum class Phase { idle, linked, waking, resumed };
 
   // Called by the event with the wait unlinked.
@@ -93,8 +91,7 @@ class Event::Wait {
   };
 
   Event* event_;
-  Wait* prev_ = nullptr;
-  Wait* next_ = nullptr;
+  ListLinks<Wait> links;  // on the event's list while linked
   Phase phase_ = Phase::idle;
   Woken result_ = Woken::signalled;
   bool has_deadline_;

@@ -114,28 +114,17 @@ void Reactor::drain_posted() {
 void Reactor::at_iteration_end(IterationEnd& hook) noexcept {
   if (hook.queued) return;
   hook.queued = true;
-  hook.next = nullptr;
-  if (iteration_end_tail_) iteration_end_tail_->next = &hook;
-  else iteration_end_ = &hook;
-  iteration_end_tail_ = &hook;
+  iteration_end_.push_back(hook);
 }
 
 void Reactor::forget(IterationEnd& hook) noexcept {
   if (!hook.queued) return;
-  IterationEnd* before = nullptr;
-  for (IterationEnd** link = &iteration_end_; *link; before = *link, link = &(*link)->next)
-    if (*link == &hook) {
-      *link = hook.next;
-      if (iteration_end_tail_ == &hook) iteration_end_tail_ = before;
-      break;
-    }
+  iteration_end_.remove(hook);
   hook.queued = false;
 }
 
 void Reactor::run_iteration_end() {
-  while (IterationEnd* hook = iteration_end_) {
-    iteration_end_ = hook->next;
-    if (!iteration_end_) iteration_end_tail_ = nullptr;
+  while (IterationEnd* hook = iteration_end_.pop_front()) {
     hook->queued = false;
     hook->run(hook);
   }

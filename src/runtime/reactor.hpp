@@ -12,6 +12,8 @@
 #include <memory>
 #include <mutex>
 
+#include "runtime/intrusive_list.hpp"
+
 namespace storeapi::runtime {
 
 class BufferRing;
@@ -25,7 +27,7 @@ struct Completion {
 // queued (e.g. Redis calls, auth/fleet_batch.hpp) leaves as one.
 struct IterationEnd {
   void (*run)(IterationEnd* self);
-  IterationEnd* next = nullptr;
+  ListLinks<IterationEnd> links{};
   bool queued = false;
 };
 
@@ -96,8 +98,7 @@ class Reactor {
   bool stopping_ = false;
   // Queued hooks, in the order they were queued: woken coroutines (runtime/event.hpp)
   // resume in the order they were woken.
-  IterationEnd* iteration_end_ = nullptr;
-  IterationEnd* iteration_end_tail_ = nullptr;
+  IntrusiveList<IterationEnd> iteration_end_;
 
   struct WakeCompletion : Completion {
     Reactor* reactor;

@@ -135,3 +135,16 @@ TEST(Errors, RenderingAllocatesNothingOnceTheBufferIsWarm) {
   EXPECT_GT(storeapi::testing::allocations_during(render_some), 0u);  // cold: the buffers grow
   EXPECT_EQ(storeapi::testing::allocations_during(render_some), 0u);
 }
+
+TEST(Checked, PassedOrRefusedWithWhatTheAnswerNeeds) {
+  EXPECT_TRUE(Checked::passed().ok());
+  const Checked refused = Checked::refused(ErrorCode::parameter_invalid, "limit", "Expected an integer.");
+  EXPECT_FALSE(refused.ok());
+  EXPECT_EQ(refused.code(), ErrorCode::parameter_invalid);
+  EXPECT_EQ(refused.param(), "limit");
+  EXPECT_EQ(refused.message(), "Expected an integer.");
+  EXPECT_EQ(Checked::refused(ErrorCode::invalid_json, std::nullopt).param(), std::nullopt);
+  EXPECT_EQ(Checked::refused(ErrorCode::invalid_json, std::nullopt).message(), "");  // the catalogue's
+  EXPECT_EQ(refused, Checked::refused(ErrorCode::parameter_invalid, "limit", "Expected an integer."));
+  EXPECT_NE(refused, Checked::refused(ErrorCode::parameter_unknown, "limit", "Expected an integer."));
+}

@@ -24,7 +24,7 @@ const Uuid kStore = *Uuid::parse("7c9e6679-7425-40de-944b-e07fc1f90ae7");
 constexpr std::string_view kSecret = "secret";
 
 struct Parsed {
-  std::optional<ListError> error;
+  Checked checked = Checked::passed();
   ListParams params;
 };
 
@@ -32,15 +32,15 @@ class ListParamsTest : public ::testing::Test {
  protected:
   Parsed parse(std::string_view raw, const ListSpec& spec = kList) {
     Parsed out;
-    out.error = parse_list_params(query_, raw, spec, kStore, kSecret, out.params);
+    out.checked = parse_list_params(query_, raw, spec, kStore, kSecret, out.params);
     return out;
   }
 
   // The error's code and param, e.g. "parameter_invalid limit".
   std::string error(std::string_view raw, const ListSpec& spec = kList) {
     const Parsed p = parse(raw, spec);
-    if (!p.error) return "ok";
-    return std::string(error_info(p.error->code).name) + " " + std::string(p.error->param.value_or("null"));
+    if (p.checked.ok()) return "ok";
+    return std::string(error_info(p.checked.code()).name) + " " + std::string(p.checked.param().value_or("null"));
   }
 
   // A cursor at `at` issued for the list and parameters of `raw`.
@@ -61,7 +61,7 @@ const CursorPosition kAt{*timefmt::parse_rfc3339("2026-10-31T22:36:51.994Z"),
 
 TEST_F(ListParamsTest, DefaultsWithoutParameters) {
   const Parsed p = parse("");
-  ASSERT_FALSE(p.error);
+  ASSERT_TRUE(p.checked.ok());
   EXPECT_EQ(p.params.limit, 25);
   EXPECT_FALSE(p.params.ascending);
   EXPECT_FALSE(p.params.cursor);
@@ -90,7 +90,7 @@ TEST_F(ListParamsTest, OrderIsAscOrDesc) {
 TEST_F(ListParamsTest, TimesAreRfc3339WithZoneToTheMicrosecond) {
   const Parsed p = parse("created_after=2026-01-01T00:00:00Z&created_before=2026-01-01T01:00:00.5+01:00"
                          "&updated_after=2026-01-01T00:00:00.1234567Z&updated_before=2026-01-02T00:00:00z");
-  ASSERT_FALSE(p.error);
+  ASSERT_TRUE(p.checked.ok());
   EXPECT_EQ(p.params.created_after, timefmt::parse_rfc3339("2026-01-01T00:00:00Z"));
   EXPECT_EQ(p.params.created_before, timefmt::parse_rfc3339("2026-01-01T00:00:00.5Z"));
   EXPECT_EQ(p.params.updated_after, *timefmt::parse_rfc3339("2026-01-01T00:00:00Z") + 123'456);
@@ -104,7 +104,7 @@ TEST_F(ListParamsTest, TimesAreRfc3339WithZoneToTheMicrosecond) {
 
 TEST_F(ListParamsTest, FiltersFollowTheirRules) {
   const Parsed p = parse("status=draft&sku=PHY-24-1&email=A+b@Example.com");
-  ASSERT_FALSE(p.error);
+  ASSERT_TRUE(p.checked.ok());
   EXPECT_EQ(p.params.filters[0], "draft");
   EXPECT_EQ(p.params.filters[1], "PHY-24-1");
   EXPECT_EQ(p.params.filters[2], "A+b@Example.com");  // '+' is a plus (docs/DECISIONS.md)
@@ -125,10 +125,10 @@ TEST_F(ListParamsTest, FiltersFollowTheirRules) {
 // request owns (api/lists/page.cpp), which no other request touches.
 TEST_F(ListParamsTest, FiltersLastWhileAnotherRequestParses) {
   const Parsed mine = parse("status=draft&email=a%2Bb%40example.com");
-  ASSERT_FALSE(mine.error);
+  ASSERT_TRUE(mine.checked.ok());
   http::Query others;
   ListParams theirs;
-  ASSERT_FALSE(parse_list_params(others, "status=pending&email=c%40example.org", kList, kStore, kSecret, theirs));
+  ASSERT_TRUE(parse_list_params(others, "status=pending&email=c%40example.org", kList, kStore, kSecret, theirs).ok());
   EXPECT_EQ(mine.params.filters[0], "draft");
   EXPECT_EQ(mine.params.filters[2], "a+b@example.com");
   EXPECT_EQ(theirs.filters[2], "c@example.org");
@@ -156,7 +156,7 @@ TEST_F(ListParamsTest, UnknownBeforeInvalidThenLeftToRight) {
 TEST_F(ListParamsTest, AcceptsItsOwnCursorAndAnyLimit) {
   const std::string cursor = cursor_for("status=draft&order=asc&limit=7", kAt);
   const Parsed p = parse("limit=100&order=asc&status=draft&cursor=" + cursor);
-  ASSERT_FALSE(p.error);
+  ASSERT_TRUE(p.checked.ok());
   EXPECT_EQ(p.params.cursor, kAt);
   EXPECT_EQ(p.params.limit, 100);
 }
@@ -183,7 +183,7 @@ TEST_F(ListParamsTest, ParsingAllocatesNothingOnceWarm) {
                           cursor_for("order=asc&status=draft&sku=A-B&created_after=2026-01-01T00:00:00Z", kAt);
   const auto parse_all = [&] {
     ListParams params;
-    ASSERT_FALSE(parse_list_params(query_, raw, kList, kStore, kSecret, params));
+    ASSERT_TRUE(parse_list_params(query_, raw, kList, kStore, kSecret, params).ok());
   };
   parse_all();
   EXPECT_EQ(storeapi::testing::allocations_during(parse_all), 0u);

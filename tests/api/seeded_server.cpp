@@ -43,13 +43,20 @@ std::string SeededServer::stale_documents() {
   return work.exec1("select coalesce(string_agg(resource || ' ' || id, ', '), '') from api.stale_documents")[0].c_str();
 }
 
-VariantRef SeededServer::live_variant(int nth, const std::string& store_id) {
-  const std::string row = value(
-      "select v.product_id || ' ' || v.id from variants v join products p on p.store_id = v.store_id"
-      " and p.id = v.product_id where v.store_id = $1 and v.deleted_at is null and p.deleted_at is null"
-      " order by v.created_at, v.id offset $2 limit 1",
-      store_id.empty() ? store_.id : store_id, nth);
+VariantRef live_variant_on(pqxx::connection& conn, int nth, const std::string& store_id) {
+  pqxx::nontransaction work(conn);
+  const std::string row =
+      work.exec_params1(
+              "select v.product_id || ' ' || v.id from variants v join products p on p.store_id = v.store_id"
+              " and p.id = v.product_id where v.store_id = $1 and v.deleted_at is null and p.deleted_at is null"
+              " order by v.created_at, v.id offset $2 limit 1",
+              store_id, nth)[0]
+          .c_str();
   return {row.substr(0, 36), row.substr(37)};
+}
+
+VariantRef SeededServer::live_variant(int nth, const std::string& store_id) {
+  return live_variant_on(*sql_, nth, store_id.empty() ? store_.id : store_id);
 }
 
 long long SeededServer::events_of(const std::string& id, const std::string& type) {

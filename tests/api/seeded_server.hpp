@@ -27,6 +27,10 @@ struct VariantRef {
   std::string path() const { return "/v1/products/" + product + "/variants/" + variant; }
 };
 
+// The nth (by creation) live variant of a live product of `store_id` in the database of
+// `conn` (a pod's, for a store placed there).
+VariantRef live_variant_on(pqxx::connection& conn, int nth, const std::string& store_id);
+
 class SeededServer {
  public:
   // On the shared test cluster, or on the cluster of `cluster_url` (a ThrowawayCluster);

@@ -21,9 +21,9 @@ constexpr json::Field kFields[] = {
     {"quantity", json::FieldType::int32},
 };
 
-std::optional<InvalidRequest> check(FieldValues v) {
-  if (v[0].text != "set") return InvalidRequest{ErrorCode::parameter_invalid, "mode", "Expected set."};
-  return std::nullopt;
+Checked check(FieldValues v) {
+  if (v[0].text != "set") return Checked::refused(ErrorCode::parameter_invalid, "mode", "Expected set.");
+  return Checked::passed();
 }
 
 int added = 0;  // how often the endpoint's statement was added (reset by each test)

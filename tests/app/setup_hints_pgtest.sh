@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The server's start-up hints (db/setup_hints.hpp), one line each naming what to run:
+# The server's start-up hints (db/start_check.hpp), one line each naming what to run:
 # against a database nobody migrated ("run storeapi-admin migrate"), and as a role that
 # may not read the keys (grant it the runtime role's rights). Seen failing: the server
 # started without a word and answered every request 503/500 with `relation "api_keys"

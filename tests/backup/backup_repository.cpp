@@ -1,11 +1,13 @@
 #include "backup/backup_repository.hpp"
 
 #include <pqxx/pqxx>
+#include <simdjson.h>
 
 #include <pwd.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -82,6 +84,21 @@ void BackupRepository::pgbackrest(const std::vector<std::string>& args) {
 std::string BackupRepository::log() const { return read_file(dir_ + "/commands.log"); }
 
 void BackupRepository::backup(const std::string& type) { pgbackrest({"--type=" + type, "backup"}); }
+
+std::int64_t BackupRepository::newest_backup_stop() {
+  const std::string info = dir_ + "/info.json";
+  const std::string command = "/usr/bin/pgbackrest --config=" + shell_word(config_) + " --stanza=" + kStanza +
+                              " --output=json info >" + shell_word(info);
+  if (run_as_cluster_owner({"/bin/sh", "-c", command}, dir_ + "/commands.log") != 0)
+    throw std::runtime_error("pgbackrest info failed:\n" + log());
+  simdjson::dom::parser parser;
+  const std::string text = read_file(info);
+  auto backups = parser.parse(text).at(0)["backup"].get_array();
+  if (backups.error() || backups.value().size() == 0) throw std::runtime_error("no backup in the repository: " + text);
+  std::int64_t stop = 0;
+  for (auto backup : backups.value()) stop = std::max<std::int64_t>(stop, backup["timestamp"]["stop"].get_int64());
+  return stop;
+}
 
 void BackupRepository::archive_current_wal() {
   pqxx::connection conn(cluster_.url());

@@ -4,6 +4,7 @@
 // asynchronous archive-push of the cluster's WAL (archive_mode on: a restart), the stanza
 // created. Backups, the archive's state, and point-in-time recovery by the shipped script
 // (dist/pgbackrest/storeapi-recover) into a fresh cluster on a port of its own.
+#include <cstdint>
 #include <memory>
 #include <string>
 
@@ -22,6 +23,10 @@ class BackupRepository {
 
   // pgbackrest backup --type=full|diff|incr; throws with pgBackRest's output on failure.
   void backup(const std::string& type = "full");
+  // The newest backup's stop time as pgBackRest records it (`info --output=json`): whole
+  // seconds since the epoch. It restores to a time T only from a backup that stopped
+  // before T by that record, so a T in the same second as the stop finds no backup.
+  std::int64_t newest_backup_stop();
   // Closes the WAL segment being written and returns once the archive holds it: every
   // transaction committed so far can be recovered.
   void archive_current_wal();

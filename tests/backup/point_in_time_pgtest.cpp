@@ -21,6 +21,7 @@
 #include <pqxx/pqxx>
 #include <simdjson.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdio>
@@ -113,6 +114,7 @@ TEST(PointInTimeRecovery, KeepsEveryWriteBeforeTheTargetAndNoneAfter) {
   BackupRepository repository(cluster);
   SeededServer env(cluster.url());
   repository.backup("full");
+  const std::int64_t backup_stop = repository.newest_backup_stop();
 
   WebhookReceiver receiver;
   {
@@ -149,10 +151,23 @@ TEST(PointInTimeRecovery, KeepsEveryWriteBeforeTheTargetAndNoneAfter) {
       writes.push_back(w);
     }
   };
+  auto acknowledged_writes = [&](std::optional<WallClock::time_point> sent_after) {
+    std::lock_guard lock(writes_mutex);
+    return std::count_if(writes.begin(), writes.end(), [&](const Write& w) {
+      return w.acknowledged && (!sent_after || w.sent > *sent_after);
+    });
+  };
   std::thread first(client, 1), second(client, 2);
-  std::this_thread::sleep_for(1500ms);  // the load before T; no condition to wait for
+  // T falls in a later second than the backup's recorded stop (by the database's clock),
+  // or pgBackRest finds no backup to recover to T from; and writes were acknowledged
+  // before it.
+  ASSERT_TRUE(eventually([&] {
+    return env.count("select floor(extract(epoch from clock_timestamp()))::bigint") > backup_stop;
+  }));
+  ASSERT_TRUE(eventually([&] { return acknowledged_writes(std::nullopt) >= 20; }, 60s));
   const WallClock::time_point target = WallClock::now();
-  std::this_thread::sleep_for(1500ms);  // and after it
+  // And writes sent after T acknowledged.
+  ASSERT_TRUE(eventually([&] { return acknowledged_writes(target) >= 20; }, 60s));
   stop = true;
   first.join();
   second.join();
@@ -190,7 +205,7 @@ TEST(PointInTimeRecovery, KeepsEveryWriteBeforeTheTargetAndNoneAfter) {
   const std::string recovered_url = with_database(recovery.cluster->url(), env.database().name());
   pqxx::connection recovered(recovered_url);
 
-  long before = 0, after = 0, in_flight = 0;
+  long before = 0, after = 0, acknowledged_after = 0, in_flight = 0;
   const std::string movements = "select count(*) from stock_movements where note = $1";
   for (const Write& w : writes) {
     const long long n = count_on(recovered, movements, w.key);
@@ -200,17 +215,18 @@ TEST(PointInTimeRecovery, KeepsEveryWriteBeforeTheTargetAndNoneAfter) {
     } else if (w.sent > target) {
       EXPECT_EQ(n, 0) << w.key << " sent after T";
       ++after;
+      if (w.acknowledged) ++acknowledged_after;
     } else {
       EXPECT_LE(n, 1) << w.key << " in flight at T";
       ++in_flight;
     }
   }
   std::printf(
-      "point-in-time recovery: %ld writes acknowledged before T, %ld sent after T, %ld in flight at T; "
-      "recovered in %.1f s\n",
-      before, after, in_flight, recovery_seconds);
-  ASSERT_GT(before, 10);
-  ASSERT_GT(after, 10);
+      "point-in-time recovery: %ld writes acknowledged before T, %ld sent after T (%ld acknowledged), %ld in flight "
+      "at T; recovered in %.1f s\n",
+      before, after, acknowledged_after, in_flight, recovery_seconds);
+  ASSERT_GE(before, 20);
+  ASSERT_GE(acknowledged_after, 20);
 
   // Outbox state the recovered database starts the dispatcher with.
   const std::set<std::string> done_before_target = strings_on(recovered, kSucceeded);

@@ -1,7 +1,7 @@
 // A server started against a schema older than it needs refuses to start, naming
-// `storeapi-admin migrate` (db/schema_check.hpp), and one on a database it cannot reach
+// `storeapi-admin migrate` (db/start_check.hpp), and one on a database it cannot reach
 // starts anyway. Seen failing without the check: the server started and listened.
-#include "db/schema_check.hpp"
+#include "db/start_check.hpp"
 #include "support/server_process.hpp"
 #include "support/test_database.hpp"
 

@@ -43,11 +43,6 @@ void require(bool ok, const char* what, std::string_view raw) {
   std::abort();
 }
 
-bool same(const std::optional<ListError>& a, const std::optional<ListError>& b) {
-  if (a.has_value() != b.has_value()) return false;
-  return !a || (a->code == b->code && a->param == b->param && a->message == b->message);
-}
-
 bool same(const ListParams& a, const ListParams& b) {
   return a.limit == b.limit && a.ascending == b.ascending && a.created_after == b.created_after &&
          a.created_before == b.created_before && a.updated_after == b.updated_after &&
@@ -73,10 +68,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
 
   http::Query query;
   ListParams first, again;
-  const auto error = parse_list_params(query, parts.query, spec, kStore, kSecret, first);
-  const auto error_again = parse_list_params(query, parts.query, spec, kStore, kSecret, again);
-  require(same(error, error_again), "the same error when parsed again", parts.query);
-  if (error) return 0;
+  const Checked checked = parse_list_params(query, parts.query, spec, kStore, kSecret, first);
+  const Checked checked_again = parse_list_params(query, parts.query, spec, kStore, kSecret, again);
+  require(checked == checked_again, "the same verdict when parsed again", parts.query);
+  if (!checked.ok()) return 0;
   require(same(first, again), "the same parameters when parsed again", parts.query);
   require(first.limit >= 1 && first.limit <= kMaxLimit, "limit in 1..100", parts.query);
 
@@ -87,18 +82,18 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   encode_cursor(kSecret, first.binding, at, cursor.data());
   const std::string with_cursor = std::string(parts.query) + (parts.query.empty() ? "" : "&") + "cursor=" + cursor;
   ListParams next;
-  const auto next_error = parse_list_params(query, with_cursor, spec, kStore, kSecret, next);
-  if (next_error) {
+  const Checked next_checked = parse_list_params(query, with_cursor, spec, kStore, kSecret, next);
+  if (!next_checked.ok()) {
     // The query around it may refuse the extra parameter (the 32-parameter cap, an empty
     // pair before it), never the cursor itself.
-    require(next_error->code != ErrorCode::invalid_cursor && next_error->param != "cursor", "the cursor is accepted",
-            with_cursor);
+    require(next_checked.code() != ErrorCode::invalid_cursor && next_checked.param() != "cursor",
+            "the cursor is accepted", with_cursor);
     return 0;
   }
   require(next.cursor && next.cursor->created_at == at.created_at && next.cursor->id == at.id,
           "the cursor's position comes back", with_cursor);
   ListParams elsewhere;
-  require(parse_list_params(query, with_cursor, spec, kOtherStore, kSecret, elsewhere).has_value(),
+  require(!parse_list_params(query, with_cursor, spec, kOtherStore, kSecret, elsewhere).ok(),
           "another store's list refuses the cursor", with_cursor);
   return 0;
 }

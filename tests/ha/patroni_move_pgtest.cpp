@@ -1,6 +1,6 @@
 // A store moved onto a pod that is a Patroni cluster and off it again, under keyed writes
 // (docs/DEPLOY.md "Adding a pod", "Moving stores between pods"). Run by
-// tests/ha/patroni_move_pgtest.sh, which starts the cluster (tests/ha/patroni_cluster.sh:
+// tests/ha/patroni_move_pgtest.sh, which starts the cluster (tests/ha/patroni_pair.sh:
 // etcd, two Patroni nodes on dist/patroni/patroni.yml, a leader and its synchronous
 // standby), makes it ready to be a pod as DEPLOY's "Adding a pod" says (the runtime role
 // and an empty database; the passwords in the password file of PGPASSFILE, none in a URL)

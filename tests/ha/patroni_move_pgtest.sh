@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# A store moved onto and off a pod that is a Patroni cluster: the cluster of
-# tests/ha/patroni_cluster.sh (dist/patroni/patroni.yml, a leader and its synchronous
+# A store moved onto and off a pod that is a Patroni cluster: the pair of
+# tests/ha/patroni_pair.sh (dist/patroni/patroni.yml, a leader and its synchronous
 # standby) made ready to be a pod as docs/DEPLOY.md "Adding a pod" says — the runtime role
 # `storeapi` and an empty database on it, the passwords in a password file (PGPASSFILE),
 # none in the pod's URL — then the cases of tests/ha/patroni_move_pgtest.cpp (`pod add` of
@@ -11,16 +11,14 @@ set -euo pipefail
 build=$1 cases=$2
 source_root=$(cd "$(dirname "$0")/../.." && pwd)
 test_name="patroni move test"
-source "$source_root/tests/ha/patroni_cluster.sh"
-patroni_require
-patroni_workdir
-cleanup() {
-  patroni_stop
-  wait 2>/dev/null || true
-  rm -rf "$work"
-}
-trap cleanup EXIT
-patroni_start
+source "$source_root/tests/ha/patroni_pair.sh"
+trap patroni_pair_cleanup EXIT
+start_etcd
+write_patroni_config
+start_patroni 1
+start_patroni 2
+wait_for synchronous || fail "no synchronous standby: $(roles || true)"
+hosts="127.0.0.1:${pg_port[1]},127.0.0.1:${pg_port[2]}"
 
 # The roles the pod is reached as: the runtime role (the pod's URL: the API nodes), and the
 # cases' cluster superuser (`postgres` as root, else the caller), by whose name the admin

@@ -15,16 +15,16 @@ constexpr json::Field kFields[] = {
     {"tracking_carrier", json::FieldType::string},
 };
 
-std::optional<InvalidRequest> check(FieldValues v) {
+Checked check(FieldValues v) {
   if (!is_one_of(v[0].text, kFulfillmentStatuses)) {
-    return InvalidRequest{ErrorCode::parameter_invalid, kFields[0].name, OneOfMessage<kFulfillmentStatuses>::text};
+    return Checked::refused(ErrorCode::parameter_invalid, kFields[0].name, OneOfMessage<kFulfillmentStatuses>::text);
   }
   for (std::size_t i : {1, 2}) {
     if (v[i].present && !length_between(v[i].text, 1, 100)) {
-      return InvalidRequest{ErrorCode::parameter_invalid, kFields[i].name, "Expected 1 to 100 characters."};
+      return Checked::refused(ErrorCode::parameter_invalid, kFields[i].name, "Expected 1 to 100 characters.");
     }
   }
-  return std::nullopt;
+  return Checked::passed();
 }
 
 void add(db::Unit& unit, const Context& ctx, FieldValues v, db::Param key, db::Param fingerprint) {

@@ -20,21 +20,21 @@ constexpr json::Field kVariantFields[] = {
     {"discount_value", json::FieldType::string},
 };
 
-std::optional<InvalidRequest> check_variant(FieldValues v) {
+Checked check_variant(FieldValues v) {
   const json::FieldValue& price = v[0];
   const json::FieldValue& type = v[1];
   const json::FieldValue& value = v[2];
   if (price.present) {
-    if (!is_decimal_amount(price.text)) return InvalidRequest{ErrorCode::parameter_invalid, "price", kAmountMessage};
+    if (!is_decimal_amount(price.text)) return Checked::refused(ErrorCode::parameter_invalid, "price", kAmountMessage);
     // A price of zero leaves nothing above zero, discount or not.
     if (price.text.find_first_not_of("0.") == std::string_view::npos)
-      return InvalidRequest{ErrorCode::parameter_invalid, "price", "The price must be above zero."};
+      return Checked::refused(ErrorCode::parameter_invalid, "price", "The price must be above zero.");
   }
   if (type.present && !type.is_null && !is_one_of(type.text, kDiscountTypes))
-    return InvalidRequest{ErrorCode::parameter_invalid, "discount_type", "Expected percentage, fixed or null."};
+    return Checked::refused(ErrorCode::parameter_invalid, "discount_type", "Expected percentage, fixed or null.");
   if (value.present && !is_decimal_amount(value.text))
-    return InvalidRequest{ErrorCode::parameter_invalid, "discount_value", kAmountMessage};
-  return std::nullopt;
+    return Checked::refused(ErrorCode::parameter_invalid, "discount_value", kAmountMessage);
+  return Checked::passed();
 }
 
 void add_variant(db::Unit& unit, const Context& ctx, FieldValues v, db::Param key, db::Param fingerprint) {
@@ -49,18 +49,18 @@ constexpr json::Field kStockFields[] = {
     {"note", json::FieldType::string},
 };
 
-std::optional<InvalidRequest> check_stock(FieldValues v) {
+Checked check_stock(FieldValues v) {
   const std::string_view mode = v[0].text;
   const std::int64_t quantity = v[1].number;
   if (!is_one_of(mode, kStockModes))
-    return InvalidRequest{ErrorCode::parameter_invalid, "mode", OneOfMessage<kStockModes>::text};
+    return Checked::refused(ErrorCode::parameter_invalid, "mode", OneOfMessage<kStockModes>::text);
   if (mode == kStockModeSet && quantity < 0)
-    return InvalidRequest{ErrorCode::parameter_invalid, "quantity", "With mode set, quantity must be 0 or more."};
+    return Checked::refused(ErrorCode::parameter_invalid, "quantity", "With mode set, quantity must be 0 or more.");
   if (mode == kStockModeAdjust && quantity == 0)
-    return InvalidRequest{ErrorCode::parameter_invalid, "quantity", "With mode adjust, quantity must not be 0."};
+    return Checked::refused(ErrorCode::parameter_invalid, "quantity", "With mode adjust, quantity must not be 0.");
   if (v[2].present && code_points(v[2].text) > 200)
-    return InvalidRequest{ErrorCode::parameter_invalid, "note", "Expected at most 200 characters."};
-  return std::nullopt;
+    return Checked::refused(ErrorCode::parameter_invalid, "note", "Expected at most 200 characters.");
+  return Checked::passed();
 }
 
 void add_stock(db::Unit& unit, const Context& ctx, FieldValues v, db::Param key, db::Param fingerprint) {

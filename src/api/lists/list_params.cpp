@@ -62,35 +62,35 @@ std::string_view filter_problem(const FilterSpec& filter, std::string_view value
 }
 
 // Stores the value of one recognised parameter, or says what is wrong with it.
-std::optional<ListError> take(const Classified& what, const http::QueryParam& param, const ListSpec& spec,
-                              ListParams& out, std::optional<std::string_view>& cursor) {
+Checked take(const Classified& what, const http::QueryParam& param, const ListSpec& spec, ListParams& out,
+             std::optional<std::string_view>& cursor) {
   const auto invalid = [&param](std::string_view message) {
-    return ListError{ErrorCode::parameter_invalid, param.name, message};
+    return Checked::refused(ErrorCode::parameter_invalid, param.name, message);
   };
-  const auto time = [&](std::optional<timefmt::Micros>& field) -> std::optional<ListError> {
+  const auto time = [&](std::optional<timefmt::Micros>& field) -> Checked {
     field = timefmt::parse_rfc3339(param.value);
     if (!field) return invalid("Expected an RFC 3339 date-time such as 2026-11-21T20:39:02Z.");
-    return std::nullopt;
+    return Checked::passed();
   };
   switch (what.slot) {
     case Slot::limit: {
       const auto limit = parse_limit(param.value);
       if (!limit) return invalid("Expected an integer from 1 to 100.");
       out.limit = *limit;
-      return std::nullopt;
+      return Checked::passed();
     }
     case Slot::cursor:
       // Its length here; its signature once every other parameter is known (it is bound
       // to them).
       if (param.value.size() > kCursorMaxLength) {
-        return ListError{ErrorCode::invalid_cursor, param.name, "A cursor has at most 500 characters."};
+        return Checked::refused(ErrorCode::invalid_cursor, param.name, "A cursor has at most 500 characters.");
       }
       cursor = param.value;
-      return std::nullopt;
+      return Checked::passed();
     case Slot::order:
       if (param.value != "asc" && param.value != "desc") return invalid("Expected asc or desc.");
       out.ascending = param.value == "asc";
-      return std::nullopt;
+      return Checked::passed();
     case Slot::created_after: return time(out.created_after);
     case Slot::created_before: return time(out.created_before);
     case Slot::updated_after: return time(out.updated_after);
@@ -99,7 +99,7 @@ std::optional<ListError> take(const Classified& what, const http::QueryParam& pa
       const std::string_view problem = filter_problem(spec.filters[what.index], param.value);
       if (!problem.empty()) return invalid(problem);
       out.filters[what.index] = param.value;
-      return std::nullopt;
+      return Checked::passed();
     }
   }
   return invalid("Not acceptable.");
@@ -120,23 +120,24 @@ constexpr std::string_view kCursorMismatch =
 
 }  // namespace
 
-std::optional<ListError> parse_list_params(http::Query& query, std::string_view raw, const ListSpec& spec,
-                                           const Uuid& store, std::string_view secret, ListParams& out) {
+Checked parse_list_params(http::Query& query, std::string_view raw, const ListSpec& spec, const Uuid& store,
+                          std::string_view secret, ListParams& out) {
   out = ListParams{};
-  if (const auto error = query.parse(raw)) return ListError{ErrorCode::parameter_invalid, error->param, error->message};
+  if (const http::QueryResult parsed = query.parse(raw); !parsed.ok())
+    return Checked::refused(ErrorCode::parameter_invalid, parsed.param, parsed.message);
   for (const http::QueryParam& param : query.params()) {
-    if (!classify(param.name, spec)) return ListError{ErrorCode::parameter_unknown, param.name, {}};
+    if (!classify(param.name, spec)) return Checked::refused(ErrorCode::parameter_unknown, param.name);
   }
   std::optional<std::string_view> cursor;
   for (const http::QueryParam& param : query.params()) {
-    if (auto error = take(*classify(param.name, spec), param, spec, out, cursor)) return error;
+    if (const Checked taken = take(*classify(param.name, spec), param, spec, out, cursor); !taken.ok()) return taken;
   }
   out.binding = binding(spec, store, out);
   if (cursor) {
     out.cursor = decode_cursor(secret, out.binding, *cursor);
-    if (!out.cursor) return ListError{ErrorCode::invalid_cursor, "cursor", kCursorMismatch};
+    if (!out.cursor) return Checked::refused(ErrorCode::invalid_cursor, "cursor", kCursorMismatch);
   }
-  return std::nullopt;
+  return Checked::passed();
 }
 
 }  // namespace storeapi::api

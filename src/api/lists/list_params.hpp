@@ -71,15 +71,9 @@ struct ListParams {
   crypto::Sha256 binding{};
 };
 
-struct ListError {
-  ErrorCode code;
-  std::optional<std::string_view> param;
-  std::string_view message;  // static text
-};
-
 // Parses `raw` (the query string) with the core's `query` for the list `spec`, for a
-// caller of `store`; cursors are checked with `secret`. Fills `out` or returns the error.
-std::optional<ListError> parse_list_params(http::Query& query, std::string_view raw, const ListSpec& spec,
-                                           const Uuid& store, std::string_view secret, ListParams& out);
+// caller of `store`; cursors are checked with `secret`. Fills `out`, or says why not.
+Checked parse_list_params(http::Query& query, std::string_view raw, const ListSpec& spec, const Uuid& store,
+                          std::string_view secret, ListParams& out);
 
 }  // namespace storeapi::api

@@ -129,9 +129,9 @@ runtime::task<void> serve_list(Context& ctx, const ListSpec& spec, const ReadSta
   // last across the co_await below whatever other requests of this core parse meanwhile.
   http::Query query;
   ListParams params;
-  if (const auto error = parse_list_params(query, ctx.req.query, spec, ctx.caller.store_id,
-                                           secret, params)) {
-    fail(ctx, error->code, error->param, error->message);
+  if (const Checked checked = parse_list_params(query, ctx.req.query, spec, ctx.caller.store_id, secret, params);
+      !checked.ok()) {
+    fail(ctx, checked);
     co_return;
   }
   db::Unit unit;

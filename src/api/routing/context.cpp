@@ -23,8 +23,8 @@ runtime::task<db::Outcome> run_unit(Context& ctx, db::Unit& unit) {
 
 bool refuse_query_params(Context& ctx) {
   http::Query query;  // its views are used before this returns
-  if (const auto error = query.parse(ctx.req.query)) {
-    fail(ctx, ErrorCode::parameter_invalid, error->param, error->message);
+  if (const http::QueryResult parsed = query.parse(ctx.req.query); !parsed.ok()) {
+    fail(ctx, ErrorCode::parameter_invalid, parsed.param, parsed.message);
     return true;
   }
   if (query.params().empty()) return false;

@@ -62,6 +62,10 @@ runtime::task<db::Outcome> run_unit(Context& ctx, db::Unit& unit);
 runtime::task<db::Outcome> run_unit(Context& ctx, db::Unit& unit, Pod& pod);
 
 // The database could not run a unit: 503 (unreachable or overloaded).
+// Answers a refused check (Checked::ok() false).
+inline void fail(Context& ctx, const Checked& refused) {
+  fail(ctx, refused.code(), refused.param(), refused.message());
+}
 inline void fail_unavailable(Context& ctx) { fail(ctx, ErrorCode::service_unavailable); }
 
 // For endpoints that take no query parameters (records by id, GET /v1/store, writes):

@@ -18,12 +18,6 @@ constexpr std::size_t kMaxKeyLength = 255;
 constexpr int kPurgeBatch = 1000;
 constexpr auto kPurgeInterval = std::chrono::minutes(5);
 
-std::string request_line(const http::Request& req) {
-  std::string text;
-  text.append(req.method_text).append(" ").append(req.path).append("\n");
-  return text;
-}
-
 }  // namespace
 
 bool is_valid_idempotency_key(std::string_view key) {
@@ -31,38 +25,37 @@ bool is_valid_idempotency_key(std::string_view key) {
          std::all_of(key.begin(), key.end(), [](char c) { return c >= 0x20 && c <= 0x7e; });
 }
 
-IdempotencyKey read_idempotency_key(const http::Request& req) {
+IdempotencyKey read_idempotency_key(const http::Request& req, const std::optional<ValidatedBody>& body) {
   bool present = false;
   std::string_view value = req.header("idempotency-key", &present);
   if (!present) return {};
-  if (!is_valid_idempotency_key(value)) return {IdempotencyKey::State::invalid, {}};
-  return {IdempotencyKey::State::valid, value};
+  if (!is_valid_idempotency_key(value)) return {IdempotencyKey::State::invalid, {}, {}};
+  return {IdempotencyKey::State::valid, value, fingerprint(req, body)};
 }
 
-std::string fingerprint(const http::Request& req, std::span<const json::Field> fields,
-                        std::span<const json::FieldValue> values) {
-  std::string text = request_line(req);
-  for (std::size_t i = 0; i < fields.size(); ++i) {
-    const json::FieldValue& v = values[i];
-    text.append(fields[i].name).append("=");
+std::string fingerprint(const http::Request& req, const std::optional<ValidatedBody>& body) {
+  std::string text;
+  text.append(req.method_text).append(" ").append(req.path).append("\n");
+  if (!body) {
+    // "raw" is no field name, so this never equals a validated body's text.
+    text.append("raw\n").append(req.body);
+    return crypto::sha256_hex(text);
+  }
+  for (std::size_t i = 0; i < body->fields.size(); ++i) {
+    const json::Field& field = body->fields[i];
+    const json::FieldValue& v = body->values[i];
+    text.append(field.name).append("=");
     if (!v.present) {
       text.append("-");
     } else if (v.is_null) {
       text.append("n");
-    } else if (fields[i].type == json::FieldType::int32 || fields[i].type == json::FieldType::int64) {
+    } else if (field.type == json::FieldType::int32 || field.type == json::FieldType::int64) {
       text.append("i").append(std::to_string(v.number));
     } else {
       text.append("s").append(std::to_string(v.text.size())).append(":").append(v.text);
     }
     text.append("\n");
   }
-  return crypto::sha256_hex(text);
-}
-
-std::string raw_fingerprint(const http::Request& req) {
-  // "raw" is no field name, so this never equals a validated body's text.
-  std::string text = request_line(req);
-  text.append("raw\n").append(req.body);
   return crypto::sha256_hex(text);
 }
 

@@ -18,10 +18,19 @@
 
 namespace storeapi::api {
 
+// The body as validation left it: the endpoint's fields and the values it read.
+struct ValidatedBody {
+  std::span<const json::Field> fields;
+  std::span<const json::FieldValue> values;  // one per field
+};
+
+// The request's Idempotency-Key and, when it is valid, the fingerprint the key is bound
+// to: read once, before the write goes to the database.
 struct IdempotencyKey {
   enum class State : std::uint8_t { absent, valid, invalid };
   State state = State::absent;
-  std::string_view text;  // the header value when valid
+  std::string_view text;    // the header value when valid
+  std::string fingerprint;  // fingerprint(req, body) when valid, else empty
 };
 
 // At most 255 characters, each visible ASCII or space, and not empty. Keys are compared
@@ -29,17 +38,16 @@ struct IdempotencyKey {
 // bytes PostgreSQL text cannot hold out of the database).
 bool is_valid_idempotency_key(std::string_view key);
 
-// The request's Idempotency-Key header (the first, if sent twice).
-IdempotencyKey read_idempotency_key(const http::Request& req);
+// The request's Idempotency-Key header (the first, if sent twice), fingerprinted with
+// `body` (nullopt: the body failed validation) when it is valid.
+IdempotencyKey read_idempotency_key(const http::Request& req, const std::optional<ValidatedBody>& body);
 
-// SHA-256 (hex) over the method, the path as sent (ids included) and the body's
+// SHA-256 (hex) over the method, the path as sent (ids included) and the body: its
 // validated fields in declaration order, each as absent, null, a length-prefixed string
-// or an integer: a retry that reorders members or changes whitespace is the same request.
-std::string fingerprint(const http::Request& req, std::span<const json::Field> fields,
-                        std::span<const json::FieldValue> values);
-// The same over the raw body bytes, for a body that failed validation (it has no
-// validated fields to go by).
-std::string raw_fingerprint(const http::Request& req);
+// or an integer, so that a retry that reorders members or changes whitespace is the same
+// request; or, for a body that failed validation (nullopt: no validated fields to go
+// by), its raw bytes under a name no field has, so that it never equals a validated one.
+std::string fingerprint(const http::Request& req, const std::optional<ValidatedBody>& body);
 
 // How a keyed write's statement took its key (the outcome column of every write
 // statement, sql/functions/30_idempotency.sql).

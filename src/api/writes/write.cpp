@@ -29,53 +29,52 @@ void count_fenced_write() {
 
 // `values` and `texts` are the request's (run_write's frame): what they hold lasts across
 // the write's suspensions.
-std::optional<InvalidRequest> validate(Context& ctx, const WriteEndpoint& endpoint, std::span<json::FieldValue> values,
-                                       json::BodyTexts& texts) {
+Checked validate(Context& ctx, const WriteEndpoint& endpoint, std::span<json::FieldValue> values,
+                 json::BodyTexts& texts) {
   // An empty body is {} whatever its type says; a body needs to say it is JSON.
   if (!ctx.req.body.empty()) {
     bool found = false;
     std::string_view type = ctx.req.header("content-type", &found);
-    if (!found || !is_json_media_type(type)) return InvalidRequest{ErrorCode::unsupported_media_type, std::nullopt, {}};
+    if (!found || !is_json_media_type(type)) return Checked::refused(ErrorCode::unsupported_media_type, std::nullopt);
   }
   if (auto error = ctx.services.body_parser.parse(ctx.req.body, ctx.req.body.size() + http::Request::kBodyPadding,
                                                    endpoint.fields, values, texts)) {
-    return InvalidRequest{error_code(error->kind), error->param, error->message};
+    return Checked::refused(error_code(error->kind), error->param, error->message);
   }
-  return endpoint.check ? endpoint.check(values) : std::nullopt;
+  return endpoint.check ? endpoint.check(values) : Checked::passed();
 }
 
 // The write as its request gives it, read once (docs/DECISIONS.md, "Idempotency") and
-// handed down: its key, the validation's verdict, and the fingerprint the key is bound to
-// (the validated fields, or the raw body of a rejected request; empty without a valid
-// key). The values and texts it was read into are run_write's (its frame).
+// handed down: the validation's verdict, then its key with the fingerprint the key is
+// bound to (the validated fields, or the raw body of a rejected request). The values and
+// texts it was read into are run_write's (its frame).
 struct WriteRequest {
+  Checked validation;
   IdempotencyKey key;
-  std::optional<InvalidRequest> rejection;
-  std::string fingerprint;
 
   bool keyed() const noexcept { return key.state == IdempotencyKey::State::valid; }
 };
 
 WriteRequest read_write(Context& ctx, const WriteEndpoint& endpoint, std::span<json::FieldValue> values,
                         json::BodyTexts& texts) {
-  WriteRequest write{read_idempotency_key(ctx.req), validate(ctx, endpoint, values, texts), {}};
-  if (write.keyed())
-    write.fingerprint = write.rejection ? raw_fingerprint(ctx.req) : fingerprint(ctx.req, endpoint.fields, values);
+  WriteRequest write{validate(ctx, endpoint, values, texts), {}};
+  write.key = read_idempotency_key(
+      ctx.req, write.validation.ok() ? std::optional(ValidatedBody{endpoint.fields, values}) : std::nullopt);
   return write;
 }
 
 // How a rejection is kept under its key: {"code","param","message"}, wrapped into the
 // error envelope (with the answering request's id) whenever it is answered.
-std::string stored_error(const InvalidRequest& r) {
+std::string stored_error(const Checked& r) {
   std::string body;
   json::Writer w(body);
-  w.begin_object().key("code").string(error_info(r.code).name).key("param");
-  if (r.param) {
-    w.string(*r.param);
+  w.begin_object().key("code").string(error_info(r.code()).name).key("param");
+  if (r.param()) {
+    w.string(*r.param());
   } else {
     w.null();
   }
-  if (!r.message.empty()) w.key("message").string(r.message);
+  if (!r.message().empty()) w.key("message").string(r.message());
   w.end_object();
   return body;
 }
@@ -202,15 +201,15 @@ runtime::task<void> write_on_pod(Context& ctx, bool keyed, Build build) {
 // A rejection is answered, and stored under the key when the request has a valid one
 // (the spec keeps every 4xx); the key is bound to the raw body then (read_write).
 runtime::task<void> reject(Context& ctx, const WriteRequest& write) {
-  const InvalidRequest& rejection = *write.rejection;
+  const Checked& rejection = write.validation;
   if (!write.keyed()) {
-    fail(ctx, rejection.code, rejection.param, rejection.message);
+    fail(ctx, rejection);
     co_return;
   }
   const std::string body = stored_error(rejection);
   co_await write_on_pod(ctx, true, [&](db::Unit& unit, Pod&) {
-    unit.add(kStoreRejection, {ctx.caller.store(), write.key.text, std::string_view(write.fingerprint),
-                               error_info(rejection.code).status, std::string_view(body)});
+    unit.add(kStoreRejection, {ctx.caller.store(), write.key.text, std::string_view(write.key.fingerprint),
+                               error_info(rejection.code()).status, std::string_view(body)});
     return false;  // it queues nothing to announce
   });
 }
@@ -226,7 +225,7 @@ runtime::task<void> run_write(Context& ctx, WriteEndpoint endpoint) {
   const std::span<json::FieldValue> values = std::span(storage).first(endpoint.fields.size());
   json::BodyTexts texts;
   const WriteRequest write = read_write(ctx, endpoint, values, texts);
-  if (write.rejection) {
+  if (!write.validation.ok()) {
     co_await reject(ctx, write);
     co_return;
   }
@@ -237,7 +236,7 @@ runtime::task<void> run_write(Context& ctx, WriteEndpoint endpoint) {
   }
   const db::Param key_param = write.keyed() ? db::Param(write.key.text) : db::Param(std::nullopt);
   const db::Param fingerprint_param =
-      write.keyed() ? db::Param(std::string_view(write.fingerprint)) : db::Param(std::nullopt);
+      write.keyed() ? db::Param(std::string_view(write.key.fingerprint)) : db::Param(std::nullopt);
   co_await write_on_pod(ctx, write.keyed(), [&](db::Unit& unit, Pod& pod) {
     // First, so that a failed NOTIFY fails the write too (the rest of the transaction is
     // skipped) rather than roll back a write whose answer came already.

@@ -18,14 +18,6 @@
 
 namespace storeapi::api {
 
-// A request refused during validation (400 or 415), before the database is asked. Not
-// to be confused with http::Rejection, the HTTP layer's refusals before any handler.
-struct InvalidRequest {
-  ErrorCode code;
-  std::optional<std::string_view> param;
-  std::string_view message;  // static text; empty for the catalogue's
-};
-
 using FieldValues = std::span<const json::FieldValue>;
 
 // How long a write its pod refused (fenced) is tried again before it is answered 503 with
@@ -41,7 +33,9 @@ inline constexpr std::chrono::milliseconds kFencedRetryStep{50};
 inline constexpr std::size_t kMaxWriteFields = 4;
 
 struct WriteEndpoint {
-  using Check = std::optional<InvalidRequest> (*)(FieldValues values);
+  // A refusal is a 400 before the database is asked (not to be confused with
+  // http::Rejection, the HTTP layer's refusals before any handler).
+  using Check = Checked (*)(FieldValues values);
   using Add = void (*)(db::Unit& unit, const Context& ctx, FieldValues values, db::Param key, db::Param fingerprint);
 
   // consteval: endpoints are made of constants, so one with more fields than
