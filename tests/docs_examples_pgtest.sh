@@ -196,7 +196,10 @@ for address in $(grep -o '127\.0\.0\.1:[0-9]*' <<<"$nodes" | sort -u); do
   [[ $nodes == *"redis://$address"* ]] && redis_port=$free
   nodes=${nodes//$address/127.0.0.1:$free}
 done
+# The nodes connect as the runtime role (docs/DEPLOY.md "Database roles"; tools/dev-db
+# made it, tools/run's migrate granted it its rights): a grant it lacks fails the example.
 database_url=$("$source_root/tools/dev-db" url)
+database_url=postgresql://storeapi@${database_url#postgresql://*@}
 nodes=$(sed -e "s|STOREAPI_DATABASE_URL=\.\.\.|STOREAPI_DATABASE_URL=$database_url|" -e "s|build/storeapi|$build/storeapi|" <<<"$nodes")
 [[ -n ${redis_port:-} ]] || fail "the nodes example sets no Redis"
 setsid redis-server --port "$redis_port" --bind 127.0.0.1 --save '' --appendonly no >"$work/redis.log" 2>&1 &

@@ -5,30 +5,37 @@
 # sets the default; each later line adds its calls, or with ~ removes them; groups
 # expanded by `systemd-analyze syscall-filter`), and every call `strace -f -c` sees the
 # binary make — from exec through start, real work (the server: a key lookup, a read, a
-# keyed write, the rate limit in Redis; the dispatcher: a webhook delivered over HTTPS to
+# keyed write, the rate limit in Redis, a read served by a streaming standby
+# (STOREAPI_REPLICA_URLS); the dispatcher: a webhook delivered over HTTPS to
 # a loopback receiver, an e-mail over STARTTLS to a loopback relay), a scrape and a SIGTERM drain — must be allowed. Before sched_setaffinity was allowed again, the
 # server's unit failed here (its `~@resources` took it away, and with it the pinning).
 # Then the pinning's failure path, with strace injecting EPERM into sched_setaffinity as
 # such a filter would: the server logs that each core runs unpinned and /metrics says
 # storeapi_core_pinned 0 for each (it used to ignore the failure).
-#   tests/unit_syscalls_pgtest.sh BUILD_DIR     (STOREAPI_TEST_DATABASE_URL: from tools/test)
+# The binaries run as the runtime role `storeapi` (docs/DEPLOY.md "Database roles") on a
+# primary and its standby of the test's own (tools/dev-db's cluster, in a directory of its own).
+#   tests/unit_syscalls_pgtest.sh BUILD_DIR
 set -euo pipefail
 build=$(cd "$1" && pwd)
 source_root=$(cd "$(dirname "$0")/.." && pwd)
 fail() { echo "unit syscalls test: $*" >&2; exit 1; }
 command -v strace >/dev/null || { echo "unit syscalls test: skipped, strace is not installed"; exit 77; }
-[[ -n ${STOREAPI_TEST_DATABASE_URL:-} ]] || fail "STOREAPI_TEST_DATABASE_URL is not set (run through tools/test)"
 # A sanitizer's runtime makes calls of its own that the shipped (plain) binaries never make.
 sanitize=$(meson introspect "$build" --buildoptions |
            python3 -c 'import json,sys; print(next(o["value"] for o in json.load(sys.stdin) if o["name"] == "b_sanitize"))')
 [[ $sanitize == none ]] || { echo "unit syscalls test: skipped in a $sanitize build (it checks the plain binaries)"; exit 77; }
 work=$(mktemp -d)
+standby=$work/standby
+bin=/usr/lib/postgresql/15/bin
+as_owner() { if [[ $(id -u) -eq 0 ]]; then runuser -u postgres -- "$@"; else "$@"; fi; }
 traced_pids=() children=()
 # The traced binaries first: strace ends with them (a signalled strace would only detach).
 cleanup() {
   set +e
   for pid in "${children[@]}"; do kill -TERM "$pid" 2>/dev/null; done
   for pid in "${traced_pids[@]}"; do wait "$pid" 2>/dev/null; done
+  [[ -f $standby/data/postmaster.pid ]] && as_owner "$bin/pg_ctl" -D "$standby/data" -m immediate stop >/dev/null
+  STOREAPI_DEV_DIR=$work/primary "$source_root/tools/dev-db" stop
   rm -rf "$work"
 }
 trap cleanup EXIT
@@ -90,19 +97,28 @@ start_traced() {
 }
 metrics_port() { sed -n 's/.*metrics on 127\.0\.0\.1:\([0-9]*\).*/\1/p' "$1" | head -1; }
 
-server_settings=(STOREAPI_DATABASE_URL="$STOREAPI_TEST_DATABASE_URL" STOREAPI_LISTEN=127.0.0.1:0
+server_settings=(STOREAPI_LISTEN=127.0.0.1:0
                  STOREAPI_METRICS_LISTEN=127.0.0.1:0 STOREAPI_THREADS=2 STOREAPI_ACCESS_LOG=json)
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 json_field() { python3 -c "import json,sys; print(json.load(sys.stdin)['$1'])"; }
 
-# Real work for the traced binaries, on a database of the test's own: a store with a key,
-# a product and a webhook endpoint on a loopback HTTPS receiver, and a Redis for the rate
-# limit.
-db=unit_syscalls_$$
-psql -qX "$STOREAPI_TEST_DATABASE_URL" -c "create database $db" >/dev/null || fail "create database $db"
-drop_database() { psql -qX "$STOREAPI_TEST_DATABASE_URL" -c "drop database if exists $db with (force)" >/dev/null 2>&1; }
-trap 'cleanup; drop_database' EXIT
-db_url=${STOREAPI_TEST_DATABASE_URL%/*}/$db
+# Real work for the traced binaries, on a cluster of the test's own and its streaming
+# standby: a store with a key, a product and a webhook endpoint on a loopback HTTPS
+# receiver, and a Redis for the rate limit.
+STOREAPI_DEV_DIR=$work/primary "$source_root/tools/dev-db" start || fail "the primary did not start"
+db_url=$(STOREAPI_DEV_DIR=$work/primary "$source_root/tools/dev-db" url)
+superuser=${db_url#postgresql://} superuser=${superuser%%@*}
+primary_port=${db_url##*:} primary_port=${primary_port%%/*}
+# What the traced binaries connect as: the runtime role, so a grant it lacks fails them.
+runtime_url=postgresql://storeapi@127.0.0.1:$primary_port/storeapi
+mkdir "$standby"
+[[ $(id -u) -eq 0 ]] && chown postgres: "$standby"
+as_owner "$bin/pg_basebackup" -h 127.0.0.1 -p "$primary_port" -U "$superuser" -D "$standby/data" -R -X stream -c fast \
+  >"$standby/basebackup.log" 2>&1 || fail "pg_basebackup: $(cat "$standby/basebackup.log")"
+standby_port=$(free_port)
+printf "port = %s\nunix_socket_directories = '%s'\n" "$standby_port" "$standby" | as_owner tee -a "$standby/data/postgresql.conf" >/dev/null
+as_owner "$bin/pg_ctl" -D "$standby/data" -l "$standby/server.log" -w -t 60 start >/dev/null \
+  || fail "the standby did not start: $(cat "$standby/server.log")"
 export STOREAPI_WEBHOOK_ALLOW_NETWORKS=127.0.0.1  # the receiver is on loopback
 admin() { STOREAPI_DATABASE_URL=$db_url "$build/storeapi-admin" "$@"; }
 admin migrate >/dev/null || fail "migrate"
@@ -150,9 +166,10 @@ children+=($!)
 wait_for redis-cli -p "$redis_port" ping >/dev/null 2>&1 || fail "redis-server did not start"
 
 # The server: start, a key lookup, a read and a keyed write (the rate limit in Redis), a
-# scrape, SIGTERM.
+# read on the standby, a scrape, SIGTERM.
 start_traced server storeapi -c -o "$work/server.calls" -- "${server_settings[@]}" \
-  STOREAPI_DATABASE_URL="$db_url" STOREAPI_REDIS_URL="redis://127.0.0.1:$redis_port"
+  STOREAPI_DATABASE_URL="$runtime_url" STOREAPI_REDIS_URL="redis://127.0.0.1:$redis_port" \
+  STOREAPI_REPLICA_URLS="postgresql://storeapi@127.0.0.1:$standby_port/storeapi"
 wait_for grep -q "listening on" "$err" || fail "storeapi did not start: $(cat "$err")"
 port=$(sed -n 's/.*listening on 127\.0\.0\.1:\([0-9]*\).*/\1/p' "$err")
 curl -sS -o /dev/null "http://127.0.0.1:$port/healthz"
@@ -164,6 +181,15 @@ status=$(curl -sS -o /dev/null -w '%{http_code}' -X POST -H "Authorization: Bear
            "http://127.0.0.1:$port/v1/products/$product/variants/$variant/stock")
 [[ $status == 200 ]] || fail "the traced server's write answered $status"
 [[ $(redis-cli -p "$redis_port" exists "storeapi:{$store}:rate") == 1 ]] || fail "the traced server did not use Redis"
+# A read the server routes to the standby (once it has replayed the write): counted there.
+standby_reads() { curl -sS "http://127.0.0.1:$(metrics_port "$err")/metrics" | sed -n 's/^storeapi_db_reads_total{target="standby"} //p'; }
+read_on_standby() {
+  local before
+  before=$(standby_reads)
+  [[ $(curl -sS -o /dev/null -w '%{http_code}' -H "Authorization: Bearer $key" "http://127.0.0.1:$port/v1/products/$product") == 200 ]] \
+    && awk -v before="$before" -v after="$(standby_reads)" 'BEGIN { exit !(after > before) }'
+}
+wait_for read_on_standby || fail "the traced server served no read from the standby: $(cat "$err")"
 curl -sS -o /dev/null "http://127.0.0.1:$(metrics_port "$err")/metrics"
 kill -TERM "$child"
 wait "$traced" || fail "storeapi under strace did not exit 0: $(cat "$err")"
@@ -171,7 +197,7 @@ wait "$traced" || fail "storeapi under strace did not exit 0: $(cat "$err")"
 # The dispatcher: start (its LISTEN connection and first poll), the write's webhook
 # delivered to the receiver, a scrape, SIGTERM.
 start_traced dispatch storeapi-dispatch -c -o "$work/dispatch.calls" -- \
-  STOREAPI_DATABASE_URL="$db_url" STOREAPI_DISPATCH_METRICS_LISTEN=127.0.0.1:0 STOREAPI_DISPATCH_POLL_MS=200 \
+  STOREAPI_DATABASE_URL="$runtime_url" STOREAPI_DISPATCH_METRICS_LISTEN=127.0.0.1:0 STOREAPI_DISPATCH_POLL_MS=200 \
   STOREAPI_WEBHOOK_CA_FILE="$work/receiver.crt" STOREAPI_SMTP_URL="smtp://127.0.0.1:$smtp_port" STOREAPI_SMTP_TLS=required \
   STOREAPI_SMTP_CA_FILE="$work/receiver.crt"
 wait_for grep -q "metrics on" "$err" || fail "storeapi-dispatch did not start: $(cat "$err")"
@@ -196,7 +222,7 @@ done
 
 # Pinning refused, as a filter without sched_setaffinity refuses it.
 start_traced unpinned storeapi -qq -o /dev/null -e trace=sched_setaffinity -e inject=sched_setaffinity:error=EPERM -- \
-  "${server_settings[@]}"
+  "${server_settings[@]}" STOREAPI_DATABASE_URL="$runtime_url"
 wait_for grep -q "listening on" "$err" || fail "storeapi did not start without pinning: $(cat "$err")"
 for core in 0 1; do
   grep -q "storeapi: core $core runs unpinned: pinning it to CPU [0-9]* failed: Operation not permitted" "$err" ||

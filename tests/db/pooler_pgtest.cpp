@@ -62,7 +62,8 @@ class Pooler : public AuthTest {
     return counts;
   }
 
-  PgBouncerProcess pgbouncer_{db_.url()};
+  // Its pools sign in as the runtime role, as the server would without it.
+  PgBouncerProcess pgbouncer_{"postgresql://" + std::string(admin::kRuntimeRole) + db_.url().substr(db_.url().find('@'))};
 };
 
 TEST_F(Pooler, SessionModePoolsWithADirectListenRevokeAtOnce) {

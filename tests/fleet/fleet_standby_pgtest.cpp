@@ -68,7 +68,9 @@ class FleetStandby : public FleetTest {
     delete primary_;
   }
 
-  FleetStandby() : FleetTest(primary_->url()) { replica_urls_ = standby_->url(db_.name()); }
+  FleetStandby() : FleetTest(primary_->url()) {
+    replica_urls_ = admin::as_user(standby_->url(db_.name()), admin::kRuntimeRole);
+  }
 
   void SetUp() override {
     // The nodes check at start that the standby serves this database: wait until it has
@@ -299,7 +301,7 @@ TEST_F(FleetStandby, AWriteRightAfterItsNodeStartsWaitsForTheStandbyToo) {
   options.env = {{"STOREAPI_DATABASE_URL", api_url(db_)}, {"STOREAPI_THREADS", "2"}, {"STOREAPI_ACCESS_LOG", "off"}};
   options.env.merge(fleet_settings());
   options.env.insert_or_assign("STOREAPI_REDIS_URL", redis_.url(to_redis.port()));
-  options.env.insert_or_assign("STOREAPI_REPLICA_URLS", through_forwarder);
+  options.env.insert_or_assign("STOREAPI_REPLICA_URLS", admin::as_user(through_forwarder, admin::kRuntimeRole));
   // A first poll that never answers holds a core back for 50 poll intervals at most
   // (db/standbys.hpp): 5 s, so that the hold here cannot run out first.
   options.env.insert_or_assign("STOREAPI_REPLICA_POLL_MS", "100");
@@ -326,7 +328,7 @@ TEST_F(FleetStandby, ABadReplicaSettingStopsTheStart) {
     return node.stderr_text();
   };
   // The primary given as a standby by mistake.
-  EXPECT_NE(start_with(db_.url(), 1).find("STOREAPI_REPLICA_URLS (standby 1): not a hot standby"), std::string::npos);
+  EXPECT_NE(start_with(api_url(db_), 1).find("STOREAPI_REPLICA_URLS (standby 1): not a hot standby"), std::string::npos);
   // Nothing listening there.
   const std::string unreachable = "postgresql://127.0.0.1:1/" + db_.name();
   EXPECT_NE(start_with(replica_urls_ + "," + unreachable, 1).find("STOREAPI_REPLICA_URLS (standby 2):"), std::string::npos);

@@ -26,6 +26,7 @@
 // fence check, the fenced-write retry, the wait for the fence's position).
 #include "admin/admin_cli.hpp"
 #include "admin/two_pods.hpp"
+#include "fleet/fence_watcher.hpp"
 #include "support/dispatcher_process.hpp"
 #include "support/http_client.hpp"
 #include "support/poll.hpp"
@@ -214,24 +215,8 @@ TEST_F(StoreMoveOverHttp, NoAcknowledgedWriteLostOrDoubledAndEveryEventDelivered
     }
   });
 
-  // The fence's window as the test sees it, on the writers' clock: from the source's fence
-  // (main refuses the store's writes) to the target's lift (second takes them).
-  std::optional<Clock::time_point> fence_seen, lift_seen;
-  std::thread watcher([&] {
-    auto source = directory_->connect();
-    auto target = second_->connect();
-    pqxx::nontransaction on_source(*source), on_target(*target);
-    const auto bound = Clock::now() + 120s;
-    while (!lift_seen && !stop && Clock::now() < bound) {
-      if (!fence_seen && on_source.exec_params1("select coalesce((select writes_fenced from store_fences"
-                                                " where store_id = $1), false)", store_)[0].as<bool>())
-        fence_seen = Clock::now();
-      if (fence_seen && on_target.exec_params1("select coalesce((select not writes_fenced from store_fences"
-                                               " where store_id = $1), false)", store_)[0].as<bool>())
-        lift_seen = Clock::now();
-      std::this_thread::sleep_for(2ms);
-    }
-  });
+  // The fence's window as the test sees it, on the writers' clock.
+  FenceWatcher watcher(directory_->url(), second_->url(), store_);
 
   // Writes flowing before the move, and again on the new pod after it: a condition each.
   const auto load_started = Clock::now();
@@ -241,7 +226,7 @@ TEST_F(StoreMoveOverHttp, NoAcknowledgedWriteLostOrDoubledAndEveryEventDelivered
   EXPECT_TRUE(ledger.wait_acknowledged(kAcknowledgedAroundTheMove, move_done, 60s)) << "no writes after the move";
   stop = true;
   for (auto& t : clients) t.join();
-  watcher.join();
+  watcher.stop();
   ASSERT_EQ(moved.exit_code, 0) << moved.err;
   simdjson::dom::parser move_parser;
   auto report = move_parser.parse(moved.out);
@@ -252,6 +237,7 @@ TEST_F(StoreMoveOverHttp, NoAcknowledgedWriteLostOrDoubledAndEveryEventDelivered
   // 1 s, and no write answered 503 (the nodes' own retries of a fenced write, up to 2 s,
   // cover it).
   const double pause = report["write_pause_seconds"].get_double().value();
+  const auto fence_seen = watcher.fenced(), lift_seen = watcher.lifted();
   ASSERT_TRUE(fence_seen && lift_seen) << "the fence or its lift was not seen";
   const long crossed = ledger.acknowledged_across(*fence_seen, *lift_seen);
   std::cout << moved.out << "write pause " << pause << " s (seen " << ms(*lift_seen - *fence_seen)

@@ -17,7 +17,9 @@
 //     cancel nothing either; when the standby returns every one of them commits once, a
 //     retry with the same Idempotency-Key replays it, and new writes succeed.
 //   - A node reading from the standby (STOREAPI_REPLICA_URLS) stops using it as a standby
-//     once it was promoted: its reads are counted on the primary again.
+//     once it was promoted: its reads are counted on the primary again, and PostgreSQL's
+//     own log (log_statement = all) shows the reads on the standby's sessions before the
+//     promotion and none on them after it.
 //   - The primary is fenced read-only (default_transaction_read_only, as an operator or a
 //     failover manager fences one) under the node's open connection: once that session
 //     refuses a write (one session, so its refusal shows the server has the fence), writes
@@ -40,6 +42,7 @@
 #include "admin/admin_cli.hpp"
 #include "api/seeded_server.hpp"
 #include "api/stock_writers.hpp"
+#include "ha/synchronous_pair.hpp"
 #include "support/metrics_scrape.hpp"
 #include "support/poll.hpp"
 #include "support/readiness.hpp"
@@ -76,25 +79,6 @@ double connections_up(std::uint16_t metrics_port) {
     if (line.starts_with("storeapi_db_connections_up{")) up += std::stod(line.substr(line.rfind(' ') + 1));
   return up;
 }
-
-// A primary whose commits wait for its one streaming standby, as docs/DEPLOY.md asks.
-struct SynchronousPair {
-  SynchronousPair() {
-    // Set after the base backup, so the standby does not inherit it: promoted, it has no
-    // standby of its own to wait for.
-    pqxx::connection conn(primary.url());
-    pqxx::nontransaction work(conn);
-    work.exec0("alter system set synchronous_commit = on");
-    work.exec0("alter system set synchronous_standby_names = '*'");
-    work.exec1("select pg_reload_conf()");
-    if (!eventually([&] {
-          return value_on(primary.url(), "select count(*) from pg_stat_replication where sync_state = 'sync'") == "1";
-        }))
-      throw std::runtime_error("the standby did not become synchronous");
-  }
-  ThrowawayCluster primary;
-  ThrowawayCluster standby{ThrowawayCluster::StandbyOf{primary}};
-};
 
 HttpResponse write_stock(std::uint16_t port, const std::string& key, const std::string& path,
                          const std::string& idempotency_key, std::chrono::milliseconds timeout = 30s) {
@@ -267,17 +251,49 @@ TEST(Failover, WritesWaitForAStoppedSynchronousStandbyAndAreNeverCancelled) {
   EXPECT_EQ(movements("standby-back"), 1);
 }
 
+// What the sessions of the reader's standby pool ran on `cluster` since `offset` of its
+// log (log_statement = all), as PostgreSQL logged it: the pool reaches the standby over its
+// Unix socket and everything else over TCP, so its sessions are the runtime role's backends
+// without a client address. The standby poll's own statement is left out.
+long standby_session_statements(const ThrowawayCluster& cluster, const std::string& database, std::size_t offset) {
+  std::set<std::string> pids;
+  {
+    pqxx::connection conn(cluster.url());
+    pqxx::nontransaction work(conn);
+    for (const auto& row : work.exec_params("select pid from pg_stat_activity where datname = $1 and usename = $2"
+                                            " and client_addr is null and backend_type = 'client backend'",
+                                            database, std::string(admin::kRuntimeRole)))
+      pids.insert("[" + row[0].as<std::string>() + "] ");
+  }
+  long statements = 0;
+  std::istringstream log(cluster.server_log().substr(offset));
+  for (std::string line; std::getline(log, line);) {
+    const auto logged = line.find("LOG:  ");
+    if (logged == std::string::npos || line.find("replay_position") != std::string::npos) continue;
+    if (line.find("execute ", logged) == std::string::npos && line.find("statement: ", logged) == std::string::npos)
+      continue;
+    for (const std::string& pid : pids) statements += line.find(pid) != std::string::npos && line.find(pid) < logged;
+  }
+  return statements;
+}
+
 TEST(Failover, APromotedStandbyIsNoLongerReadAsAStandby) {
   SynchronousPair pair;
   SeededServer env(multi_host_url(pair.primary, pair.standby));
-  // The standby has the seeded store once it has replayed what the primary wrote.
+  const std::string database = env.database().name();
+  // Every statement logged, on both nodes: a database's setting is replicated, so the
+  // standby's sessions log theirs too.
+  env.exec("alter database " + database + " set log_statement = 'all'");
+  // The standby has the seeded store and the setting once it has replayed what the primary wrote.
   const std::string written = env.value("select pg_current_wal_insert_lsn()::text");
   ASSERT_TRUE(eventually([&] {
     return value_on(pair.standby.url(), "select pg_last_wal_replay_lsn() >= '" + written + "'::pg_lsn") == "t";
   }));
   auto reader = start_api_server(
-      env.database().url(), kSecret,
-      {{"STOREAPI_REPLICA_URLS", with_database(pair.standby.url(), env.database().name())}});
+      api_url(env.database()), kSecret,
+      {{"STOREAPI_REPLICA_URLS", "postgresql://" + std::string(admin::kRuntimeRole) + "@/" + database +
+                                     "?host=" + pair.standby.socket_dir() + "&port=" +
+                                     std::to_string(pair.standby.port())}});
   const std::string product = "/v1/products/" + env.live_variant(0).product;
   auto standby_reads = [&] {
     return metric_value(scrape_metrics(reader->metrics_port()), R"(storeapi_db_reads_total{target="standby"})");
@@ -290,11 +306,22 @@ TEST(Failover, APromotedStandbyIsNoLongerReadAsAStandby) {
         return std::optional<bool>();
     return std::optional<bool>(standby_reads() > before);
   };
+  std::size_t log_before = pair.standby.server_log().size();
   ASSERT_TRUE(eventually([&] { return reads_reach_standby() == std::optional<bool>(true); }));
+  // ... as the standby logged them: the reader's standby sessions ran the reads.
+  EXPECT_GT(standby_session_statements(pair.standby, database, log_before), 0);
 
   pair.primary.kill();
   pair.standby.promote();
   EXPECT_TRUE(eventually([&] { return reads_reach_standby() == std::optional<bool>(false); }));
+  // From PostgreSQL's side: the promoted node served the reads (its log grew with them),
+  // but none on the sessions the reader opened to it as a standby, which ran only their
+  // poll.
+  log_before = pair.standby.server_log().size();
+  EXPECT_EQ(reads_reach_standby(), std::optional<bool>(false));
+  const std::string logged = pair.standby.server_log().substr(log_before);
+  EXPECT_NE(logged.find("execute "), std::string::npos) << "the reads were not logged on the promoted node";
+  EXPECT_EQ(standby_session_statements(pair.standby, database, log_before), 0) << logged;
 }
 
 TEST(Failover, ConnectionsToAPrimaryFencedReadOnlyAreReplaced) {

@@ -48,6 +48,7 @@
 #include "support/test_database.hpp"
 #include "support/test_pod.hpp"
 #include "support/readiness.hpp"
+#include "support/runtime_role.hpp"
 #include "support/server_process.hpp"
 #include "support/throwaway_cluster.hpp"
 
@@ -464,8 +465,9 @@ TEST_F(NetFaults, StandbyVanishesReadsMoveToThePrimaryWithoutAStaleRead) {
   const std::string written = env.value("select pg_current_wal_insert_lsn()::text");
   ASSERT_TRUE(eventually(
       [&] { return value_on(standby.url(), "select pg_last_wal_replay_lsn() >= '" + written + "'::pg_lsn") == "t"; }));
-  auto reader =
-      start_api_server(env.database().url(), kSecret, {{"STOREAPI_REPLICA_URLS", standby.url(env.database().name())}});
+  auto reader = start_api_server(
+      api_url(env.database()), kSecret,
+      {{"STOREAPI_REPLICA_URLS", admin::as_user(standby.url(env.database().name()), admin::kRuntimeRole)}});
   const VariantRef variant = env.live_variant(0);
   const Headers bearer{{"Authorization", "Bearer " + env.key().key}};
   auto reads_on = [&](const std::string& target) {

@@ -45,6 +45,13 @@ wait_for synchronous || fail "no synchronous standby: $(roles || true)"
 
 # --- the database, two storeapi nodes ----------------------------------------------------
 create_storeapi_database
+# The nodes and the dispatcher connect as the runtime role (docs/DEPLOY.md "Database
+# roles"), given its rights by `migrate` run again: a grant it lacks fails the test.
+runtime_password=$(openssl rand -hex 16)
+psql -qAt "postgresql://postgres@$hosts/postgres?target_session_attrs=read-write" \
+  -c "create role storeapi login password '$runtime_password'" >/dev/null || fail "create role storeapi"
+admin migrate >/dev/null || fail "migrate (the runtime role's grants)"
+runtime_url="postgresql://storeapi:$runtime_password@$hosts/storeapi?target_session_attrs=read-write"
 
 haproxy_port=$(free_port)
 sed -e "s/^    bind \*:5000\$/    bind 127.0.0.1:$haproxy_port/" \
@@ -55,8 +62,8 @@ grep -q "check port ${rest_port[2]}\$" "$work/haproxy.cfg" || fail "dist/patroni
 haproxy -f "$work/haproxy.cfg" -db >"$work/haproxy.log" 2>&1 &
 haproxy_pid=$!
 
-start_node a "$url"
-start_node b "postgresql://postgres:$superuser_password@127.0.0.1:$haproxy_port/storeapi"
+start_node a "$runtime_url"
+start_node b "postgresql://storeapi:$runtime_password@127.0.0.1:$haproxy_port/storeapi"
 
 # A webhook endpoint that accepts everything and writes down each delivery's webhook-id
 # and when it came (one line each, as received: a delivery made twice is two lines), and the dispatcher
@@ -78,7 +85,7 @@ class Hook(http.server.BaseHTTPRequestHandler):
 http.server.ThreadingHTTPServer(("127.0.0.1", int(sys.argv[1])), Hook).serve_forever()' "$receiver_port" "$work/received" &
 receiver_pid=$!
 admin webhook add --store "$store" --url "http://127.0.0.1:$receiver_port/hook" >/dev/null || fail "webhook add"
-STOREAPI_DATABASE_URL=$url STOREAPI_DISPATCH_METRICS_LISTEN=off STOREAPI_DISPATCH_POLL_MS=500 \
+STOREAPI_DATABASE_URL=$runtime_url STOREAPI_DISPATCH_METRICS_LISTEN=off STOREAPI_DISPATCH_POLL_MS=500 \
   "$build/storeapi-dispatch" >"$work/dispatch.log" 2>&1 &
 node_pids+=($!)
 

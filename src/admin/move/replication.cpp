@@ -4,6 +4,7 @@
 #include "admin/move/phases.hpp"
 
 #include <algorithm>
+#include <string_view>
 #include <thread>
 
 namespace storeapi::admin {
@@ -66,10 +67,11 @@ void subscribe(pqxx::connection& target, const std::string& store_id, const std:
             ", copy_data = true, disable_on_error = true)");
 }
 
-void wait_copied(pqxx::connection& target, const std::string& store_id,
+void wait_copied(pqxx::connection& target, pqxx::connection& source, const std::string& store_id,
                  const std::map<std::string, std::size_t>& rows_at_source, Progress& progress) {
   const std::string name = replication_name(store_id);
   pqxx::nontransaction work(target);
+  pqxx::nontransaction on_source(source);
   std::size_t total = 0;
   for (const auto& [table, rows] : rows_at_source) total += rows;
   for (;;) {
@@ -94,6 +96,8 @@ void wait_copied(pqxx::connection& target, const std::string& store_id,
         name);
     if (!r["subenabled"].as<bool>()) throw CommandError(subscription_error(work, name));
     if (r["copying"].as<long>() == 0) return;
+    if (on_source.exec_params("select from pg_replication_slots where slot_name = $1", name).empty())
+      throw CommandError("the replication slot " + name + " is gone from the source (a failover?): run the move again");
     std::this_thread::sleep_for(kPoll);
   }
 }
@@ -128,7 +132,15 @@ void wait_caught_up(pqxx::connection& source, const std::string& store_id, milli
 void drop_subscription(pqxx::connection& target, const std::string& store_id) {
   const std::string name = replication_name(store_id);
   pqxx::nontransaction work(target);
-  work.exec("drop subscription if exists " + name);
+  try {
+    work.exec("drop subscription if exists " + name);
+  } catch (const pqxx::failure& e) {  // SQLSTATE 08006, which pqxx raises as broken_connection
+    // As PostgreSQL asks for a slot the publisher no longer has: detach it, then drop.
+    if (std::string_view(e.what()).find("does not exist") == std::string_view::npos) throw;
+    work.exec("alter subscription " + name + " disable");
+    work.exec("alter subscription " + name + " set (slot_name = none)");
+    work.exec("drop subscription " + name);
+  }
 }
 
 void drop_publication(pqxx::connection& source, const std::string& store_id) {

@@ -33,9 +33,11 @@ void publish_store(pqxx::connection& source, const std::string& store_id, const 
 void subscribe(pqxx::connection& target, const std::string& store_id, const std::string& source_conninfo);
 
 // Waits until every table's initial copy is done; throws CommandError when the
-// subscription stopped on an error. Reports the rows copied of `rows_at_source` (per
-// table: the tables done, and the COPYs in flight as pg_stat_progress_copy counts them).
-void wait_copied(pqxx::connection& target, const std::string& store_id,
+// subscription stopped on an error or the move's slot is gone from `source` (a failover
+// to a standby, which has no copy of it: the copy could never end), and pqxx's error when
+// `source` is lost. Reports the rows copied of `rows_at_source` (per table: the tables
+// done, and the COPYs in flight as pg_stat_progress_copy counts them).
+void wait_copied(pqxx::connection& target, pqxx::connection& source, const std::string& store_id,
                  const std::map<std::string, std::size_t>& rows_at_source, Progress& progress);
 
 // Waits until the slot has confirmed the source's WAL position of now (the target applied
@@ -43,7 +45,8 @@ void wait_copied(pqxx::connection& target, const std::string& store_id,
 // it. The slot is polled every 10 ms: after the fence this wait is in the write pause.
 void wait_caught_up(pqxx::connection& source, const std::string& store_id, std::chrono::milliseconds limit);
 
-// Drops the subscription if it exists; DROP SUBSCRIPTION drops its slots on the source.
+// Drops the subscription if it exists; DROP SUBSCRIPTION drops its slots on the source,
+// or, when the source no longer has the slot (lost by a failover), lets go of it first.
 void drop_subscription(pqxx::connection& target, const std::string& store_id);
 
 // Drops the publication and a slot left on the source if they exist (an attempt killed

@@ -149,7 +149,7 @@ void copy(Move& m) {
   publish_store(*m.source->conn, m.store_id, m.tables);
   subscribe(*m.target->conn, m.store_id, m.source->conninfo);
   Progress progress("store move");
-  wait_copied(*m.target->conn, m.store_id, rows_at_source, progress);
+  wait_copied(*m.target->conn, *m.source->conn, m.store_id, rows_at_source, progress);
 }
 
 void catch_up(Move& m) { wait_caught_up(*m.source->conn, m.store_id, kCatchUpLimit); }
