@@ -102,6 +102,23 @@ runtime::task<void> double_it(db::Pool& pool, std::int64_t n, int& failures) {
   if (outcome != db::Outcome::done || !unit.result(0).ok() || unit.result(0).int64(0, 0) != 2 * n) ++failures;
 }
 
+// Starts the pool and returns the process id of its one connection's backend (the pool
+// needs kBackendPid among its statements): what a second session terminates.
+runtime::task<std::string> start_and_read_backend(db::Pool& pool) {
+  pool.start();
+  co_await wait_ready(pool);
+  db::Unit pid;
+  pid.add(kBackendPid, {});
+  co_await pool.run(pid);
+  co_return std::string(pid.result(0).text(0, 0));
+}
+
+// Runs a unit, then counts it finished: what a test spawns to keep several in the pool.
+runtime::task<void> run_counted(db::Pool& pool, db::Unit& unit, db::Outcome& outcome, int& finished) {
+  outcome = co_await pool.run(unit);
+  ++finished;
+}
+
 }  // namespace
 
 TEST(DbPool, ManyConcurrentUnitsGetTheirOwnResults) {
@@ -195,12 +212,7 @@ TEST(DbPool, LostConnectionFailsInFlightWorkAndReconnects) {
   // The pool outlives the reactor loop: its drivers may still be suspended in it.
   db::Pool pool(options(1), statements);
   run_on_reactor([&]() -> runtime::task<void> {
-    pool.start();
-    co_await wait_ready(pool);
-    db::Unit pid;
-    pid.add(kBackendPid, {});
-    co_await pool.run(pid);
-    std::string backend(pid.result(0).text(0, 0));
+    const std::string backend = co_await start_and_read_backend(pool);
 
     db::Unit slow;
     slow.add(kSleep, {"30"});
@@ -292,15 +304,9 @@ TEST(DbPool, QueueBeyondTheInFlightBoundAndRefusePastIt) {
     std::vector<db::Unit> units(6);
     std::vector<db::Outcome> outcomes(6, db::Outcome::done);
     int finished = 0;
-    struct One {
-      static runtime::task<void> run(db::Pool& p, db::Unit& u, db::Outcome& out, int& finished) {
-        out = co_await p.run(u);
-        ++finished;
-      }
-    };
     for (int i = 0; i < 6; ++i) {
       units[i].add(kSleep, {"0.05"});
-      runtime::spawn(One::run(pool, units[i], outcomes[i], finished));
+      runtime::spawn(run_counted(pool, units[i], outcomes[i], finished));
     }
     EXPECT_EQ(metric(queued), 3);  // the pool's gauges as they stand now
     while (finished < 6) co_await runtime::sleep_for(1ms);
@@ -314,6 +320,56 @@ TEST(DbPool, QueueBeyondTheInFlightBoundAndRefusePastIt) {
   });
   EXPECT_EQ(metric(R"(storeapi_db_refused_units_total{reason="overloaded"})") - overloaded_before, 1);
   EXPECT_EQ(metric("storeapi_db_unit_duration_seconds_count") - units_before, 6);  // refused ones too
+}
+
+// Units waiting behind the in-flight bound when the pool loses its last connection fail at
+// once with `unavailable` (Pool::fail_queued): no connection is left to send them on, and a
+// request must not hang until one comes back. Seen to fail with the queued units unlinked
+// but not finished (tools/mutants): they never complete.
+TEST(DbPool, QueuedUnitsFailWhenTheLastConnectionIsLost) {
+  std::vector<db::Statement> statements{kSleep, kBackendPid, kDouble};
+  Admin admin;
+  db::PoolOptions o = options(1);
+  o.max_inflight_per_connection = 1;
+  const std::string queued = R"(storeapi_db_units_queued{core=")" + core_label() + R"("})";
+  const std::string unavailable = R"(storeapi_db_refused_units_total{reason="unavailable"})";
+  const double unavailable_before = metric(unavailable);
+  constexpr int kQueued = 3;
+  // They outlive the reactor loop: a unit that never finishes leaves its run suspended.
+  db::Unit slow;
+  std::vector<db::Unit> waiting(kQueued);
+  db::Pool pool(o, statements);
+  run_on_reactor([&]() -> runtime::task<void> {
+    const std::string backend = co_await start_and_read_backend(pool);
+
+    int finished = 0;
+    std::vector<db::Outcome> outcomes(kQueued + 1, db::Outcome::done);
+    slow.add(kSleep, {"60"});
+    runtime::spawn(run_counted(pool, slow, outcomes[kQueued], finished));
+    // The sleep runs on the backend: the connection is busy when it is lost.
+    const std::string running = "select count(*) from pg_stat_activity where pid = " + backend +
+                                " and state = 'active' and query like '%pg_sleep%'";
+    for (int i = 0; i < 1000 && admin.exec(running) != "1"; ++i) co_await runtime::sleep_for(10ms);
+    CO_ASSERT_TRUE(admin.exec(running) == "1");
+
+    for (int i = 0; i < kQueued; ++i) {
+      waiting[i].add(kDouble, {i});
+      runtime::spawn(run_counted(pool, waiting[i], outcomes[i], finished));
+    }
+    EXPECT_EQ(metric(queued), kQueued);  // all behind the sleep, none sent
+    EXPECT_EQ(finished, 0);
+
+    const auto killed_at = std::chrono::steady_clock::now();
+    admin.exec("select pg_terminate_backend(" + backend + ")");
+    while (finished < kQueued + 1 && std::chrono::steady_clock::now() - killed_at < 10s)
+      co_await runtime::sleep_for(1ms);
+    EXPECT_LT(std::chrono::steady_clock::now() - killed_at, 5s);
+    CO_ASSERT_TRUE(finished == kQueued + 1);
+    for (int i = 0; i <= kQueued; ++i) EXPECT_EQ(outcomes[i], db::Outcome::unavailable) << i;
+    EXPECT_EQ(metric(queued), 0);
+  });
+  // The sleep in flight and every queued unit.
+  EXPECT_EQ(metric(unavailable) - unavailable_before, kQueued + 1);
 }
 
 TEST(DbPool, ReprepareAndRetryOnceAfterDdlChangesAResultType) {
