@@ -103,7 +103,10 @@ begin
   created_at := split_part(rest, '"', 1);
   updated_at := split_part(rest, '"', 5);
   -- Put back together, the parts are the document: then each was where it was looked for.
-  if head || ',"min_price":' || min_price || ',"max_price":' || max_price || ',"category_id":' || middle
+  -- A price is one value (a decimal string or null, never a comma): a field rendered
+  -- between the prices (a later release's document beside this one's) is another shape.
+  if strpos(min_price, ',') > 0 or strpos(max_price, ',') > 0
+     or head || ',"min_price":' || min_price || ',"max_price":' || max_price || ',"category_id":' || middle
      || ',"variants":' || variants || ',"created_at":"' || created_at || '","updated_at":"' || updated_at || '"}'
      is distinct from doc then
     return null;

@@ -16,6 +16,16 @@
 #include "runtime/spawn.hpp"
 
 namespace storeapi::db {
+
+namespace {
+// An idle connection pings after half its silence bound, but not more often than this: a
+// bound of a few milliseconds (the setting allows 1) would ping once per round trip.
+constexpr std::chrono::milliseconds kMinIdlePingInterval{100};
+
+std::chrono::milliseconds idle_ping_after(std::chrono::milliseconds silence) {
+  return std::max(silence / 2, kMinIdlePingInterval);
+}
+}  // namespace
 PgConnection::PgConnection(Pool& pool, unsigned id) : pool_(pool), id_(id) {}
 
 PgConnection::~PgConnection() {
@@ -128,7 +138,7 @@ runtime::task<void> PgConnection::drive() {
       if (const auto owed = owed_since())
         due = std::min(due, std::max(last_received_, *owed) + silence);
       else
-        due = std::min(due, last_received_ + silence / 2);  // the idle ping
+        due = std::min(due, last_received_ + idle_ping_after(silence));
     }
     const runtime::Deadline deadline = runtime::Deadline::at(due);
     runtime::Poll op(PQsocket(conn_), POLLIN | (want_write_ ? POLLOUT : 0), &deadline);
@@ -210,7 +220,7 @@ std::optional<runtime::Clock::time_point> PgConnection::owed_since() const noexc
 bool PgConnection::quiet_and_idle() const noexcept {
   const auto silence = pool_.options().silence;
   return state_ == State::ready && !owed_since() && silence.count() > 0 &&
-         runtime::Clock::now() >= last_received_ + silence / 2;
+         runtime::Clock::now() >= last_received_ + idle_ping_after(silence);
 }
 
 void PgConnection::ping() {

@@ -24,9 +24,10 @@ template <class T>
 class Pool {
  public:
   static constexpr std::size_t kKept = 256;
-  // Per thread and pool: 16 objects at the largest size a recycle() keeps (64 KiB), or
-  // hundreds of the few-KiB ones most requests need, which is more than a core has
-  // requests in flight in steady traffic; beyond it a burst's extra objects are freed.
+  // Per thread and pool: about 8 of the largest objects a recycle() keeps (a response's
+  // buffers can hold 64 KiB each of output and body), or hundreds of the few-KiB ones most
+  // requests need, which is more than a core has requests in flight in steady traffic;
+  // beyond it a burst's extra objects are freed.
   static constexpr std::size_t kKeptBytes = std::size_t{1} << 20;
 
   // An object on loan; returned to the pool when the lease ends. Empty when default-made.

@@ -32,12 +32,22 @@ class FenceWatcher {
     stop_ = true;
     if (thread_.joinable()) thread_.join();
   }
-  // After stop(): when the fence and the lift were first seen.
+  // After stop(): when the fence and the lift were first seen, and why the watch ended
+  // early (empty when it did not): a lost pod connection ends it, not the test binary.
   std::optional<Clock::time_point> fenced() const { return fenced_; }
   std::optional<Clock::time_point> lifted() const { return lifted_; }
+  const std::string& error() const { return error_; }
 
  private:
   void watch(const std::string& source_url, const std::string& target_url, const std::string& store_id) {
+    try {
+      poll(source_url, target_url, store_id);
+    } catch (const std::exception& e) {
+      error_ = e.what();
+    }
+  }
+
+  void poll(const std::string& source_url, const std::string& target_url, const std::string& store_id) {
     pqxx::connection source(source_url), target(target_url);
     pqxx::nontransaction on_source(source), on_target(target);
     const auto bound = Clock::now() + std::chrono::seconds(120);
@@ -54,6 +64,7 @@ class FenceWatcher {
 
   std::atomic<bool> stop_{false};
   std::optional<Clock::time_point> fenced_, lifted_;
+  std::string error_;
   std::thread thread_;  // last: started once the members above exist
 };
 

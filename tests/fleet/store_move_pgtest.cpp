@@ -238,7 +238,7 @@ TEST_F(StoreMoveOverHttp, NoAcknowledgedWriteLostOrDoubledAndEveryEventDelivered
   // cover it).
   const double pause = report["write_pause_seconds"].get_double().value();
   const auto fence_seen = watcher.fenced(), lift_seen = watcher.lifted();
-  ASSERT_TRUE(fence_seen && lift_seen) << "the fence or its lift was not seen";
+  ASSERT_TRUE(fence_seen && lift_seen) << "the fence or its lift was not seen " << watcher.error();
   const long crossed = ledger.acknowledged_across(*fence_seen, *lift_seen);
   std::cout << moved.out << "write pause " << pause << " s (seen " << ms(*lift_seen - *fence_seen)
             << " ms); acknowledged writes " << ledger.acknowledged() << ", " << crossed

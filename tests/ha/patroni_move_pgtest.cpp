@@ -131,7 +131,8 @@ TEST(PatroniPod, AStoreMovesOntoItAndOffItUnderWritesWithNoAcknowledgedWriteLost
     auto report = report_parser.parse(moved.out);
     EXPECT_EQ(report["confirmations_missing"].get_int64().value(), 0) << moved.out;
     const double pause = report["write_pause_seconds"].get_double().value();
-    ASSERT_TRUE(watcher.fenced() && watcher.lifted()) << "the fence or its lift of the move to " << to << " was not seen";
+    ASSERT_TRUE(watcher.fenced() && watcher.lifted())
+        << "the fence or its lift of the move to " << to << " was not seen " << watcher.error();
     windows.push_back({to, *watcher.fenced(), *watcher.lifted()});
     std::cout << "move to " << to << ": write pause " << pause << " s (seen "
               << ms(*watcher.lifted() - *watcher.fenced()) << " ms); " << moved.out;
@@ -223,8 +224,13 @@ TEST(PatroniPod, AMoveOffItCutByAFailoverLeavesTheStoreWhereItWasAndRunsAgain) {
     EXPECT_TRUE(writers.ledger().wait_acknowledged(kAcknowledgedAroundEachMove, Clock::now(), 60s))
         << "no writes after the move";
   } catch (const std::exception& e) { ADD_FAILURE() << e.what(); } });
-  std::cout << "the move cut by the failover: exit " << cut.value_or(-1) << "; promoted " << ms(*promoted - *killed) << " ms after the kill, synchronous again after "
-            << ms(*synchronous - *killed) << " ms; run again: exit " << again.exit_code << " " << again.out << again.err;
+  // The lambda's assertions return early with these unset: print what was seen.
+  const auto since_kill = [&](const std::optional<Clock::time_point>& t) {
+    return killed && t ? std::to_string(static_cast<long>(ms(*t - *killed))) + " ms" : std::string("not seen");
+  };
+  std::cout << "the move cut by the failover: exit " << cut.value_or(-1) << "; promoted " << since_kill(promoted)
+            << " after the kill, synchronous again " << since_kill(synchronous) << "; run again: exit "
+            << again.exit_code << " " << again.out << again.err;
   EXPECT_NE(cut, std::optional(0)) << "the move went through the failover";
   EXPECT_EQ(again.exit_code, 0) << again.err;
   EXPECT_EQ(env.value("select pod from stores where id = $1", store), "main");

@@ -331,8 +331,10 @@ void move_store(JsonWriter& json, pqxx::connection& directory, const Mover& move
   const auto began = Clock::now();
   Move m{directory, mover, canonical_store_id(store_id_given), target_pod};
   m.clock.start(MovePhase::checks);
-  m.where = placement(directory, m.store_id);
+  // The lock before the placement: read first, another move could finish in between and
+  // this one would clear and fence the store's new, live pod as its target.
   lock_store_moves(directory, m.store_id, "store move");
+  m.where = placement(directory, m.store_id);
 
   // What an earlier attempt left comes first. A store that is then where it was asked to
   // go is done: moving a store to the pod it is on is how an operator abandons a stopped

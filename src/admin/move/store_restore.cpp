@@ -106,8 +106,8 @@ struct Restore {
 
 // The store, its pod, and a copy that can replace its rows there.
 void check(Restore& r) {
+  lock_store_moves(r.directory, r.store_id, "store restore");  // before the placement, as the move
   r.where = placement(r.directory, r.store_id);
-  lock_store_moves(r.directory, r.store_id, "store restore");
   {
     pqxx::nontransaction work(r.directory);
     if (!work.exec_params("select 1 from store_moves where store_id = $1 and phase <> $2", r.store_id,
