@@ -112,29 +112,29 @@ runtime::task<void> Connection::serve() {
       if (r == RequestReader::Result::error) co_return co_await refuse(reader_.rejection());
       stage_timing::record(stage_timing::Stage::read_wait, parse.started() - received_at_);
       parse.stop();
-      bool keep_alive = co_await answer(req);
+      const Step after_answer = co_await answer(req);
       phase_ = Phase::answered;
-      if (!keep_alive) {
+      if (after_answer == Step::close) {
         co_await flush();
         co_return;
       }
-      if (out().size() >= kFlushThreshold && !co_await flush()) co_return;
+      if (out().size() >= kFlushThreshold && co_await flush() == Step::close) co_return;
     }
     // The answers are serialized: unless a request is half-read, the reader's buffers can
     // go back before the send, which may wait on a slow reader (or on thousands of others
     // sending at once).
     reader_.release_buffers();
-    if (reply_ && !reply_->out.empty() && !co_await flush()) co_return;
+    if (reply_ && !reply_->out.empty() && co_await flush() == Step::close) co_return;
 
     bool mid_request = reader_.mid_request();
     if (server_.draining() && !mid_request && phase_ == Phase::answered) co_return;
     if (reader_.take_continue_request()) {
       out().append("HTTP/1.1 100 Continue\r\n\r\n");
-      if (!co_await flush()) co_return;
+      if (co_await flush() == Step::close) co_return;
     }
     if (!mid_request) {
       // An idle timeout, the peer closing or the server draining just close.
-      if (co_await receive_while_idle()) continue;
+      if (co_await receive_while_idle() == Step::go_on) continue;
       co_return;
     }
     std::span<char> space = reader_.recv_space();
@@ -161,7 +161,7 @@ runtime::task<void> Connection::serve() {
   }
 }
 
-runtime::task<bool> Connection::receive_while_idle() {
+runtime::task<Connection::Step> Connection::receive_while_idle() {
   reader_.release_buffers();
   reply_.end();
   runtime::Clock::time_point deadline = runtime::Clock::now() + server_.options().idle_timeout;
@@ -178,9 +178,9 @@ runtime::task<bool> Connection::receive_while_idle() {
     // Copied at once, so that the ring's buffer goes straight back. (Bytes that do not fit
     // leave the reader failed: next() reports it.)
     reader_.append(got.bytes());
-    co_return true;
+    co_return Step::go_on;
   }
-  if (got.result() != -ENOBUFS) co_return false;
+  if (got.result() != -ENOBUFS) co_return Step::close;
 
   // The ring ran dry (many connections received at once): wait for bytes without a
   // buffer, then receive into the reader's own.
@@ -189,16 +189,16 @@ runtime::task<bool> Connection::receive_while_idle() {
   int ready = co_await runtime::poll(fd_, POLLIN);
   end_idle();
   if (disarmed_by_deadline(ready)) metrics.deadline_closed.inc();
-  if (ready <= 0) co_return false;
+  if (ready <= 0) co_return Step::close;
   std::span<char> space = reader_.recv_space();
   arm(deadline);
   int n = co_await runtime::recv(fd_, space.data(), space.size());
   received_at_ = stage_timing::now_if_enabled();
   if (disarmed_by_deadline(n)) metrics.deadline_closed.inc();
-  if (n <= 0) co_return false;
+  if (n <= 0) co_return Step::close;
   metrics.received_bytes.inc(static_cast<std::size_t>(n));
   reader_.commit(static_cast<std::size_t>(n));
-  co_return true;
+  co_return Step::go_on;
 }
 
 ResponseBuffers& Connection::reply() {
@@ -232,7 +232,7 @@ void Connection::expire_if_due(runtime::Clock::time_point now) {
   runtime::Reactor::current().cancel_fd(fd_);
 }
 
-runtime::task<bool> Connection::answer(Request& req) {
+runtime::task<Connection::Step> Connection::answer(Request& req) {
   auto started = runtime::Clock::now();
   std::string_view id = next_request_id();
   std::memcpy(request_id_, id.data(), id.size());
@@ -276,7 +276,7 @@ runtime::task<bool> Connection::answer(Request& req) {
                                res.notes.route ? res.notes.route->pattern : std::string_view{}, req.path,
                                res.status, res.notes.error_code, req.body.size(), bytes, micros,
                                micros_of(res.tally.database()), res.notes.store_id, res.notes.key_prefix});
-  co_return keep_alive;
+  co_return keep_alive ? Step::go_on : Step::close;
 }
 
 runtime::task<void> Connection::refuse(Rejection why) {
@@ -292,7 +292,7 @@ runtime::task<void> Connection::refuse(Rejection why) {
   trace::new_trace_id(trace_id);
   server_.access_log().record({id, {trace_id, sizeof trace_id}, {client_, client_len_}, "-", {}, "-", reply.res.status,
                                reply.res.notes.error_code, 0, bytes, 0, 0, {}, {}});
-  if (co_await flush() && why == Rejection::payload_too_large) co_await drop_unread_body();
+  if (co_await flush() == Step::go_on && why == Rejection::payload_too_large) co_await drop_unread_body();
 }
 
 // The refused body may still be arriving. Closing with unread bytes makes the kernel send
@@ -313,8 +313,8 @@ runtime::task<void> Connection::drop_unread_body() {
   }
 }
 
-runtime::task<bool> Connection::flush() {
-  if (!reply_) co_return true;  // nothing was answered since the last flush
+runtime::task<Connection::Step> Connection::flush() {
+  if (!reply_) co_return Step::go_on;  // nothing was answered since the last flush
   std::string& out = reply_->out;
   stage_timing::Timer send_timer(stage_timing::Stage::send);
   std::size_t off = 0;
@@ -326,7 +326,7 @@ runtime::task<bool> Connection::flush() {
       send_timer.cancel();
       out.clear();
       unsent_answers_ = 0;
-      co_return false;
+      co_return Step::close;
     }
     off += static_cast<std::size_t>(n);
     server_.metrics().sent_bytes.inc(static_cast<std::size_t>(n));
@@ -334,7 +334,7 @@ runtime::task<bool> Connection::flush() {
   out.clear();
   const auto sent = send_timer.started() + send_timer.stop();
   for (; unsent_answers_ > 0; --unsent_answers_) stage_timing::record(stage_timing::Stage::total, sent - received_at_);
-  co_return true;
+  co_return Step::go_on;
 }
 
 }  // namespace storeapi::http

@@ -65,11 +65,16 @@ class Connection {
   Connection* next = nullptr;
 
  private:
-  // Waits for the first bytes of the next request holding no buffer; true once some were
+  // What a step of serve() leaves the connection to do: go on, or close (the peer closed
+  // or went quiet past its deadline, a send failed, the answer ends the connection).
+  enum class Step : std::uint8_t { go_on, close };
+  // Waits for the first bytes of the next request holding no buffer; go_on once some were
   // taken into the reader.
-  runtime::task<bool> receive_while_idle();
-  runtime::task<bool> answer(Request& req);
-  runtime::task<bool> flush();
+  runtime::task<Step> receive_while_idle();
+  // Answers `req` into the response buffers; close when the connection ends after it.
+  runtime::task<Step> answer(Request& req);
+  // Sends what the response buffers hold; close when the send failed.
+  runtime::task<Step> flush();
   runtime::task<void> refuse(Rejection why);
   runtime::task<void> drop_unread_body();
   std::string& out() { return reply().out; }
