@@ -62,29 +62,30 @@ class PodRegistry : public ::testing::Test {
 
 TEST_F(PodRegistry, MainIsTheDirectorysPool) {
   in_core([&]() -> runtime::task<void> {
-    Pod* main = co_await pods_.find("main");
-    EXPECT_TRUE(main && &main->primary() == &directory_);
+    const PodLookup main = co_await pods_.find("main");
+    EXPECT_TRUE(main.ok() && &main.pod().primary() == &directory_);
     EXPECT_FALSE(pods_.may_have_standbys("main"));
   });
 }
 
 TEST_F(PodRegistry, APodIsLearnedFromTheDirectoryBoundedlyOrAtOnceOnReload) {
   in_core([&]() -> runtime::task<void> {
-    EXPECT_EQ(co_await pods_.find("second"), nullptr);  // not listed: looked for, not found
+    EXPECT_FALSE((co_await pods_.find("second")).ok());  // not listed: looked for, not found
     register_pod("second", second_db_);
     // Looked for again within the interval: not asked again.
-    EXPECT_EQ(co_await pods_.find("second"), nullptr);
-    EXPECT_TRUE(co_await pods_.reload());  // the `pod:second` notice
-    Pod* second = co_await pods_.find("second");
-    EXPECT_TRUE(second && second->primary().ready());
-    EXPECT_NE(second ? &second->primary() : nullptr, &directory_);
-    EXPECT_EQ(co_await pods_.find("second"), second);  // made once per core
+    EXPECT_FALSE((co_await pods_.find("second")).ok());
+    co_await pods_.reload();  // the `pod:second` notice
+    EXPECT_TRUE(pods_.book().find("second"));
+    const PodLookup second = co_await pods_.find("second");
+    EXPECT_TRUE(second.ok() && second.pod().primary().ready());
+    EXPECT_NE(second.ok() ? &second.pod().primary() : nullptr, &directory_);
+    EXPECT_TRUE(co_await pods_.find("second") == second);  // made once per core
     EXPECT_FALSE(pods_.may_have_standbys("second"));
 
     // Past the interval, a pod met for the first time is looked for again by itself.
     register_pod("third", second_db_);
     co_await runtime::sleep_for(kPodReloadInterval);
-    EXPECT_NE(co_await pods_.find("third"), nullptr);
+    EXPECT_TRUE((co_await pods_.find("third")).ok());
   });
 }
 
@@ -92,12 +93,12 @@ TEST_F(PodRegistry, APodIsLearnedFromTheDirectoryBoundedlyOrAtOnceOnReload) {
 TEST_F(PodRegistry, APodsPoolRunsInItsOwnDatabase) {
   register_pod("second", second_db_);
   in_core([&]() -> runtime::task<void> {
-    Pod* second = co_await pods_.find("second");
-    EXPECT_NE(second, nullptr);
-    if (!second) co_return;
+    const PodLookup second = co_await pods_.find("second");
+    EXPECT_TRUE(second.ok());
+    if (!second.ok()) co_return;
     db::Unit unit;
     unit.add(db::kPodAddresses, {});  // prepared on every pool: the statements are the directory's
-    EXPECT_EQ(co_await second->primary().run(unit), db::Outcome::done);
+    EXPECT_EQ(co_await second.pod().primary().run(unit), db::Outcome::done);
     EXPECT_TRUE(unit.result(0).ok());
     EXPECT_EQ(unit.result(0).rows(), 1);  // the pod's own table: main only
   });

@@ -16,9 +16,9 @@ runtime::task<db::Outcome> run_unit(Context& ctx, db::Unit& unit, Pod& pod) {
 }
 
 runtime::task<db::Outcome> run_unit(Context& ctx, db::Unit& unit) {
-  Pod* pod = co_await ctx.services.pods.find(ctx.caller.pod);
-  if (!pod) co_return db::Outcome::unavailable;
-  co_return co_await run_unit(ctx, unit, *pod);
+  const PodLookup pod = co_await ctx.services.pods.find(ctx.caller.pod);
+  if (!pod.ok()) co_return db::Outcome::unavailable;
+  co_return co_await run_unit(ctx, unit, pod.pod());
 }
 
 bool refuse_query_params(Context& ctx) {

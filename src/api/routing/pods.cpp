@@ -39,7 +39,7 @@ bool Pods::may_have_standbys(std::string_view name) {
   return !address || !address->replica_urls.empty();
 }
 
-runtime::task<Pod*> Pods::find(std::string name) {
+runtime::task<PodLookup> Pods::find(std::string name) {
   Pod* pod = known(name);
   if (!pod) {
     std::optional<db::PodAddress> address = book_.find(name);
@@ -47,7 +47,7 @@ runtime::task<Pod*> Pods::find(std::string name) {
       co_await reload_for_unknown();
       address = book_.find(name);
     }
-    if (!address || address->url.empty()) co_return nullptr;
+    if (!address || address->url.empty()) co_return PodLookup::unavailable();
     pod = known(name);  // another request of this core may have made it meanwhile
     if (!pod) pod = &make(name, *address);
   }
@@ -62,7 +62,7 @@ runtime::task<Pod*> Pods::find(std::string name) {
     if (pod->standbys()) co_await pod->standbys()->settle(until);
     pod->mark_settled();
   }
-  co_return pod;
+  co_return PodLookup::found(*pod);
 }
 
 runtime::task<void> Pods::reload_for_unknown() {
@@ -80,14 +80,13 @@ runtime::task<void> Pods::reload_for_unknown() {
   co_await reload();
 }
 
-runtime::task<bool> Pods::reload() {
+runtime::task<void> Pods::reload() {
   reloading_ = true;
   db::Unit unit;
   unit.add(db::kPodAddresses, {});
-  const bool read = co_await directory_.run(unit) == db::Outcome::done && book_.replace(unit.result(0));
+  if (co_await directory_.run(unit) == db::Outcome::done) book_.replace(unit.result(0));
   reloading_ = false;
   reloaded_.broadcast();
-  co_return read;
 }
 
 Pod& Pods::make(const std::string& name, const db::PodAddress& address) {

@@ -59,6 +59,22 @@ class Pod {
   bool settled_;
 };
 
+// What Pods::find found: the pod, or none this node can serve now (the directory does not
+// list it with an address, or could not be asked): the caller answers 503.
+class [[nodiscard]] PodLookup {
+ public:
+  static PodLookup found(Pod& pod) noexcept { return PodLookup(&pod); }
+  static PodLookup unavailable() noexcept { return PodLookup(nullptr); }
+
+  bool ok() const noexcept { return pod_ != nullptr; }
+  Pod& pod() const noexcept { return *pod_; }  // only when ok()
+  friend bool operator==(const PodLookup&, const PodLookup&) = default;
+
+ private:
+  explicit PodLookup(Pod* pod) noexcept : pod_(pod) {}
+  Pod* pod_;
+};
+
 class Pods {
  public:
   // `directory`, `directory_standbys`: the pool of STOREAPI_DATABASE_URL and its standbys
@@ -70,13 +86,14 @@ class Pods {
   Pods(const Pods&) = delete;
   Pods& operator=(const Pods&) = delete;
 
-  // The pod named `name` on this core, its pools made and settled if they are new here.
-  // nullptr when the directory does not know it or cannot be asked (the caller answers
-  // 503). A known pod costs one hash lookup.
-  runtime::task<Pod*> find(std::string name);
-  // Reads the `pods` table again (the `pod:<name>` and `*` notices); false when the
-  // directory could not answer.
-  runtime::task<bool> reload();
+  // The pod named `name` on this core, its pools made and settled if they are new here;
+  // unavailable when the directory does not know it or cannot be asked. A known pod
+  // costs one hash lookup.
+  runtime::task<PodLookup> find(std::string name);
+  // Reads the `pods` table again (the `pod:<name>` and `*` notices). When the directory
+  // cannot answer, the book stays as it was: a pod it does not know is looked for again
+  // by the next find() that meets it (reload_for_unknown), and nobody waits on this one.
+  runtime::task<void> reload();
 
   // Whether the pod may have standbys: false only when it surely has none (made here
   // without, or listed without). Spares the pools of a pod nothing needs here yet.

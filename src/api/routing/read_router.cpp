@@ -104,11 +104,12 @@ runtime::task<void> ReadRouter::written_elsewhere(std::string store) {
   // Without standbys there is no position to keep, and the confirmation the admin tool
   // waits for need not wait for a pod's first connections.
   if (!pods_.may_have_standbys(row.pod())) co_return;
-  Pod* pod = co_await pods_.find(std::string(row.pod()));
-  if (!pod || !pod->standbys()) co_return;
+  const PodLookup found = co_await pods_.find(std::string(row.pod()));
+  if (!found.ok() || !found.pod().standbys()) co_return;
+  Pod& pod = found.pod();
   db::Unit unit;
   unit.add(db::kWalInsertPosition, {});
-  if (co_await pod->primary().run(unit) == db::Outcome::done) co_await record_write(unit, *pod, store, epoch);
+  if (co_await pod.primary().run(unit) == db::Outcome::done) co_await record_write(unit, pod, store, epoch);
 }
 
 }  // namespace storeapi::api

@@ -93,7 +93,7 @@ runtime::task<void> purge_idempotency_keys(Pods& pods) {
     co_await runtime::sleep_for(kPurgeInterval);
     co_await pods.reload();  // a pod no request brought to this core has keys too
     for (const std::string& name : pods.book().names())
-      if (Pod* pod = co_await pods.find(name)) co_await purge_pod(pod->primary());
+      if (const PodLookup pod = co_await pods.find(name); pod.ok()) co_await purge_pod(pod.pod().primary());
   }
 }
 

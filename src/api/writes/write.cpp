@@ -170,14 +170,14 @@ template <class Build>
 runtime::task<void> write_on_pod(Context& ctx, bool keyed, Build build) {
   const auto give_up_at = runtime::Clock::now() + kFencedRetryFor;
   for (bool first = true;; first = false) {
-    Pod* pod = co_await ctx.services.pods.find(ctx.caller.pod);
-    if (!pod) {
+    const PodLookup pod = co_await ctx.services.pods.find(ctx.caller.pod);
+    if (!pod.ok()) {
       fail_unavailable(ctx);
       co_return;
     }
     db::Unit unit;
-    const bool carries = build(unit, *pod);
-    const Finished finished = co_await finish(ctx, unit, *pod, carries, keyed);
+    const bool carries = build(unit, pod.pod());
+    const Finished finished = co_await finish(ctx, unit, pod.pod(), carries, keyed);
     if (finished == Finished::answered) co_return;
     count_fenced_write();
     if (runtime::Clock::now() + kFencedRetryStep >= give_up_at) {
