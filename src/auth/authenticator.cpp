@@ -207,23 +207,25 @@ runtime::task<AuthResult> Authenticator::authenticate(std::optional<std::string_
   co_return result;
 }
 
-runtime::task<bool> Authenticator::relocate(std::optional<std::string_view> authorization, Caller& caller) {
+runtime::task<AuthStatus> Authenticator::relocate(std::optional<std::string_view> authorization, Caller& caller) {
   std::string_view token;
   if (bearer_token(authorization.value_or(std::string_view{}), authorization.has_value(), token) ==
-          BearerStatus::missing ||
-      !is_well_formed_key(token))
-    co_return false;
+      BearerStatus::missing)
+    co_return AuthStatus::missing_api_key;
+  if (!is_well_formed_key(token)) co_return AuthStatus::invalid_api_key;
   const crypto::Sha256 hash = crypto::sha256(token);
   const Lookup lookup = co_await load(hash);
   const KeyRecord* key = lookup.key;
+  if (!key) co_return lookup.unavailable ? AuthStatus::unavailable : AuthStatus::invalid_api_key;
+  if (key->store_id != caller.store_id) co_return AuthStatus::invalid_api_key;
   // The whole check again, as for a new request: the key may have expired, been revoked or
   // lost its plan's API access while the write waited.
-  if (!key || key->store_id != caller.store_id || key_status(*key) != AuthStatus::ok) co_return false;
+  if (const AuthStatus status = key_status(*key); status != AuthStatus::ok) co_return status;
   // A position learned under another placement is of another pod's WAL.
   if (key->placement_epoch != caller.placement_epoch) caller.last_write_lsn.reset();
   caller.pod = key->pod;
   caller.placement_epoch = key->placement_epoch;
-  co_return true;
+  co_return AuthStatus::ok;
 }
 
 }  // namespace storeapi::auth

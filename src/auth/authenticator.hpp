@@ -100,8 +100,10 @@ class Authenticator {
 
   // Looks the caller's key up again in the directory, past this core's cache, and updates
   // the caller's placement: for a write its pod refused (fenced), whose store may have
-  // moved. False when the key could not be looked up or no longer authenticates.
-  runtime::task<bool> relocate(std::optional<std::string_view> authorization, Caller& caller);
+  // moved. ok when it did; else why not, as authenticate() would say it (unavailable: the
+  // key could not be looked up; invalid_api_key also for a key now of another store),
+  // the caller's placement unchanged. Never rate_limited: the request was admitted once.
+  runtime::task<AuthStatus> relocate(std::optional<std::string_view> authorization, Caller& caller);
 
  private:
   // A database lookup's result: the cached key (nullptr when unknown, or when the

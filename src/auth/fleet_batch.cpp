@@ -103,7 +103,7 @@ struct FleetBatch::Call {
   std::int64_t nth = 0;    // its place among its entry's requests
   std::coroutine_handle<> waiting;
   std::optional<FleetAdmission> admission;
-  bool recorded = false;
+  RecordStatus recorded = RecordStatus::unanswered;
 
   Call() = default;
   Call(const Call&) = delete;
@@ -240,7 +240,7 @@ runtime::task<std::optional<FleetAdmission>> FleetBatch::admit(std::string_view 
   co_return std::move(call.admission);
 }
 
-runtime::task<bool> FleetBatch::record_position(std::string_view store_id, std::int64_t epoch, std::uint64_t lsn) {
+runtime::task<RecordStatus> FleetBatch::record_position(std::string_view store_id, std::int64_t epoch, std::uint64_t lsn) {
   Call call;
   Batch& batch = filling(call);
   call.entry = batch.entries.size();
@@ -273,7 +273,7 @@ runtime::task<void> FleetBatch::send(std::unique_ptr<Batch> batch) {
       const redisReply& element = *reply->element[call->entry];
       const Batch::Entry& entry = batch->entries[call->entry];
       if (entry.kind == 'R') {
-        call->recorded = element.type == REDIS_REPLY_INTEGER;
+        call->recorded = element.type == REDIS_REPLY_INTEGER ? RecordStatus::recorded : RecordStatus::unanswered;
       } else if (const std::optional<RunStart> start = run_start_from_reply(element)) {
         call->admission = FleetAdmission{decision_in_run(start->offset_us, entry.per_minute, call->nth),
                                          start->last_write_lsn};

@@ -71,6 +71,10 @@ struct RunStart {
 };
 std::optional<RunStart> run_start_from_reply(const redisReply& reply);
 
+// How a recorded write position fared: Redis took it, or did not answer (unreachable,
+// the reply overdue or not the script's): the caller then makes the write safe without it.
+enum class RecordStatus : std::uint8_t { recorded, unanswered };
+
 class FleetBatch {
  public:
   // `script`: kFleetBatchScript's index among the client's scripts. `with_positions`:
@@ -88,9 +92,8 @@ class FleetBatch {
   // core's reactor.
   runtime::task<std::optional<FleetAdmission>> admit(std::string_view store_id, std::int64_t epoch,
                                                      std::int64_t per_minute);
-  // Raises the store's recorded write position under placement `epoch` to `lsn`; false
-  // when Redis did not answer.
-  runtime::task<bool> record_position(std::string_view store_id, std::int64_t epoch, std::uint64_t lsn);
+  // Raises the store's recorded write position under placement `epoch` to `lsn`.
+  runtime::task<RecordStatus> record_position(std::string_view store_id, std::int64_t epoch, std::uint64_t lsn);
 
  private:
   struct Call;

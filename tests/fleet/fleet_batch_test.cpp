@@ -168,7 +168,7 @@ TEST_F(FleetBatchTest, AVeryHighLimitAllowsItsBurst) {
 
 TEST_F(FleetBatchTest, AdmissionsReadThePositionsRecordedInTheirCall) {
   struct Seen {
-    bool recorded_high = false, recorded_low = false;
+    RecordStatus recorded_high = RecordStatus::unanswered, recorded_low = RecordStatus::unanswered;
     std::optional<FleetAdmission> before, after;
   };
   Seen seen = on_core<Seen>(true, 2'000ms, [&]() -> runtime::task<Seen> {
@@ -178,7 +178,7 @@ TEST_F(FleetBatchTest, AdmissionsReadThePositionsRecordedInTheirCall) {
       into = co_await batch_->admit(kStore, kFirstPlacementEpoch, 60);
       ++done;
     };
-    auto record = [&](std::uint64_t lsn, bool& into) -> runtime::task<void> {
+    auto record = [&](std::uint64_t lsn, RecordStatus& into) -> runtime::task<void> {
       into = co_await batch_->record_position(kStore, kFirstPlacementEpoch, lsn);
       ++done;
     };
@@ -192,8 +192,8 @@ TEST_F(FleetBatchTest, AdmissionsReadThePositionsRecordedInTheirCall) {
     while (done < 4) co_await runtime::sleep_for(1ms);
     co_return s;
   });
-  EXPECT_TRUE(seen.recorded_high);
-  EXPECT_TRUE(seen.recorded_low);
+  EXPECT_EQ(seen.recorded_high, RecordStatus::recorded);
+  EXPECT_EQ(seen.recorded_low, RecordStatus::recorded);
   ASSERT_TRUE(seen.before);
   EXPECT_EQ(seen.before->last_write_lsn, std::uint64_t{0x20'0000'0000});
   EXPECT_EQ(seen.before->rate.remaining, 59);

@@ -51,7 +51,7 @@ runtime::task<std::optional<std::uint64_t>> ReadRouter::record(db::Unit& unit, s
     local_->raise(store, epoch, *position);
     co_return std::nullopt;
   }
-  if (co_await fleet_->record_position(store, epoch, *position)) co_return std::nullopt;
+  if (co_await fleet_->record_position(store, epoch, *position) == auth::RecordStatus::recorded) co_return std::nullopt;
   co_return position;
 }
 

@@ -190,8 +190,10 @@ runtime::task<void> write_on_pod(Context& ctx, bool keyed, Build build) {
     co_await runtime::sleep_for(kFencedRetryStep);
     bool present = false;
     const std::string_view authorization = ctx.req.header("authorization", &present);
-    if (!co_await ctx.services.authenticator.relocate(present ? std::optional(authorization) : std::nullopt,
-                                                       ctx.caller)) {
+    // Whatever kept it from being looked up again, the write is answered as one its store
+    // could not take: 503.
+    if (co_await ctx.services.authenticator.relocate(present ? std::optional(authorization) : std::nullopt,
+                                                      ctx.caller) != auth::AuthStatus::ok) {
       fail_unavailable(ctx);
       co_return;
     }
