@@ -87,10 +87,11 @@ std::optional<ErrorCode> parse_error_code(std::string_view name) {
   return std::nullopt;
 }
 
-ErrorCode error_code(json::BodyErrorKind kind) {
-  // Indexed by BodyErrorKind.
-  static constexpr std::array body_codes{invalid_json, parameter_unknown, parameter_missing, parameter_invalid};
-  return body_codes[static_cast<std::size_t>(kind)];
+ErrorCode error_code(json::BodyStatus status) {
+  // Indexed by BodyStatus; ok is never answered as an error.
+  static constexpr std::array body_codes{internal_error, invalid_json, parameter_unknown, parameter_missing,
+                                         parameter_invalid};
+  return body_codes[static_cast<std::size_t>(status)];
 }
 
 void render_error(std::string& out, ErrorCode code, std::optional<std::string_view> param, std::string_view message,

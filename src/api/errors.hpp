@@ -99,8 +99,8 @@ class [[nodiscard]] Checked {
   std::string_view message_;
 };
 
-// The code a request-body validation error is answered with.
-ErrorCode error_code(json::BodyErrorKind kind);
+// The code a request body's validation failure (not ok) is answered with.
+ErrorCode error_code(json::BodyStatus status);
 
 // Appends {"error":{"type","code","message","param","request_id"}} to `out`. `param`
 // nullopt renders null; an empty `message` means the catalogue's default.

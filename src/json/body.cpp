@@ -18,12 +18,10 @@ namespace {
 // The HTTP layer refuses larger bodies (413), so buffers of this size never grow.
 constexpr std::size_t max_body_size = 64 * 1024;
 
-BodyError invalid_json(std::string_view message) {
-  return {BodyErrorKind::invalid_json, std::nullopt, message};
-}
+BodyResult invalid_json(std::string_view message) { return {BodyStatus::invalid_json, std::nullopt, message}; }
 
-BodyError field_error(BodyErrorKind kind, std::string_view field, std::string_view message) {
-  return {kind, field, message};
+BodyResult field_error(BodyStatus status, std::string_view field, std::string_view message) {
+  return {status, field, message};
 }
 
 // The read_* functions store `value` into `out` when it has the declared type; otherwise
@@ -115,9 +113,8 @@ BodyParser::BodyParser() : state_(std::make_unique<State>()) {
 
 BodyParser::~BodyParser() = default;
 
-std::optional<BodyError> BodyParser::parse(std::string_view body, std::size_t readable,
-                                           std::span<const Field> fields, std::span<FieldValue> values,
-                                           BodyTexts& texts) {
+BodyResult BodyParser::parse(std::string_view body, std::size_t readable, std::span<const Field> fields,
+                             std::span<FieldValue> values, BodyTexts& texts) {
   assert(fields.size() == values.size() && readable >= body.size());
   std::fill(values.begin(), values.end(), FieldValue{});
   texts.reset(body.size());
@@ -144,15 +141,15 @@ std::optional<BodyError> BodyParser::parse(std::string_view body, std::size_t re
       const simdjson::dom::element value = member.value;
       const auto field = std::find_if(fields.begin(), fields.end(), [&](const Field& f) { return f.name == key; });
       if (field == fields.end()) {
-        return field_error(BodyErrorKind::parameter_unknown, texts.keep(key), "This endpoint does not take this field.");
+        return field_error(BodyStatus::parameter_unknown, texts.keep(key), "This endpoint does not take this field.");
       }
       FieldValue& out = values[static_cast<std::size_t>(field - fields.begin())];
       if (out.present) {
-        return field_error(BodyErrorKind::parameter_invalid, field->name, "This field is given more than once.");
+        return field_error(BodyStatus::parameter_invalid, field->name, "This field is given more than once.");
       }
       out.present = true;
       const std::string_view problem = read_value(value, field->type, out);
-      if (!problem.empty()) return field_error(BodyErrorKind::parameter_invalid, field->name, problem);
+      if (!problem.empty()) return field_error(BodyStatus::parameter_invalid, field->name, problem);
       // Out of the parser, which the core's next request reuses.
       if (!out.text.empty()) out.text = texts.keep(out.text);
     }
@@ -161,10 +158,10 @@ std::optional<BodyError> BodyParser::parse(std::string_view body, std::size_t re
   // Then the first missing field in declaration order.
   for (std::size_t i = 0; i < fields.size(); ++i) {
     if (fields[i].required && !values[i].present) {
-      return field_error(BodyErrorKind::parameter_missing, fields[i].name, "This field is required.");
+      return field_error(BodyStatus::parameter_missing, fields[i].name, "This field is required.");
     }
   }
-  return std::nullopt;
+  return {};
 }
 
 }  // namespace storeapi::json

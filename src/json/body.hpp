@@ -29,16 +29,21 @@ struct FieldValue {
   std::int64_t number = 0;   // integer types
 };
 
-// Named after the API error codes they become.
-enum class BodyErrorKind : std::uint8_t { invalid_json, parameter_unknown, parameter_missing, parameter_invalid };
+// How a body's validation came out: ok, or its failure, named after the API error code
+// it becomes.
+enum class BodyStatus : std::uint8_t { ok, invalid_json, parameter_unknown, parameter_missing, parameter_invalid };
 
-struct BodyError {
-  BodyErrorKind kind;
-  // nullopt for invalid_json; a declared field's name, or an unknown one's in the BodyTexts
-  // of the parse.
+// The validation's result: ok, or the one error the API reports, with the parameter at
+// fault and why.
+struct [[nodiscard]] BodyResult {
+  BodyStatus status = BodyStatus::ok;
+  // When not ok: nullopt for invalid_json; a declared field's name, or an unknown one's in
+  // the BodyTexts of the parse.
   std::optional<std::string_view> param;
-  std::string_view message;  // static text
-  friend bool operator==(const BodyError&, const BodyError&) = default;
+  std::string_view message;  // when not ok: static text
+
+  bool ok() const noexcept { return status == BodyStatus::ok; }
+  friend bool operator==(const BodyResult&, const BodyResult&) = default;
 };
 
 // The texts a parse found (string values, an unknown field's name), copied out of the
@@ -81,14 +86,14 @@ class BodyParser {
   ~BodyParser();
 
   // Validates `body` against `fields` and fills `values` (same size, same order), their
-  // texts kept in `texts`. Returns nullopt on success. `readable` is how many bytes may be
+  // texts kept in `texts`. `readable` is how many bytes may be
   // read at body.data() (at least body.size()): with simdjson's padding available there
   // the body is parsed in place, otherwise it is first copied into the parser's padded
   // buffer.
-  std::optional<BodyError> parse(std::string_view body, std::size_t readable, std::span<const Field> fields,
-                                 std::span<FieldValue> values, BodyTexts& texts);
-  std::optional<BodyError> parse(std::string_view body, std::span<const Field> fields,
-                                 std::span<FieldValue> values, BodyTexts& texts) {
+  BodyResult parse(std::string_view body, std::size_t readable, std::span<const Field> fields,
+                   std::span<FieldValue> values, BodyTexts& texts);
+  BodyResult parse(std::string_view body, std::span<const Field> fields, std::span<FieldValue> values,
+                   BodyTexts& texts) {
     return parse(body, body.size(), fields, values, texts);
   }
 

@@ -116,12 +116,12 @@ TEST(Errors, AppendsToTheBuffer) {
   EXPECT_EQ(out.substr(0, 11), R"(x{"error":{)");
 }
 
-TEST(Errors, BodyErrorKindsMapToTheirCodes) {
-  using storeapi::json::BodyErrorKind;
-  EXPECT_EQ(error_code(BodyErrorKind::invalid_json), ErrorCode::invalid_json);
-  EXPECT_EQ(error_code(BodyErrorKind::parameter_unknown), ErrorCode::parameter_unknown);
-  EXPECT_EQ(error_code(BodyErrorKind::parameter_missing), ErrorCode::parameter_missing);
-  EXPECT_EQ(error_code(BodyErrorKind::parameter_invalid), ErrorCode::parameter_invalid);
+TEST(Errors, BodyStatusesMapToTheirCodes) {
+  using storeapi::json::BodyStatus;
+  EXPECT_EQ(error_code(BodyStatus::invalid_json), ErrorCode::invalid_json);
+  EXPECT_EQ(error_code(BodyStatus::parameter_unknown), ErrorCode::parameter_unknown);
+  EXPECT_EQ(error_code(BodyStatus::parameter_missing), ErrorCode::parameter_missing);
+  EXPECT_EQ(error_code(BodyStatus::parameter_invalid), ErrorCode::parameter_invalid);
 }
 
 TEST(Errors, RenderingAllocatesNothingOnceTheBufferIsWarm) {

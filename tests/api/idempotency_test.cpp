@@ -41,7 +41,7 @@ std::string canonical(TestRequest& t, std::string_view body) {
   json::BodyParser parser;
   std::array<json::FieldValue, 3> values;
   json::BodyTexts texts;
-  EXPECT_FALSE(parser.parse(t.body, kFields, values, texts)) << body;
+  EXPECT_TRUE(parser.parse(t.body, kFields, values, texts).ok()) << body;
   return fingerprint(t.get(), ValidatedBody{kFields, values});
 }
 
@@ -81,7 +81,7 @@ TEST(IdempotencyKeyHeader, AValidKeyIsBoundToTheValidatedBodyWhenThereIsOne) {
   json::BodyParser parser;
   std::array<json::FieldValue, 3> values;
   json::BodyTexts texts;
-  ASSERT_FALSE(parser.parse(t.body, kFields, values, texts));
+  ASSERT_TRUE(parser.parse(t.body, kFields, values, texts).ok());
   EXPECT_EQ(read_idempotency_key(t.get(), ValidatedBody{kFields, values}).fingerprint, validated);
 }
 

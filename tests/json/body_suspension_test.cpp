@@ -31,12 +31,12 @@ struct Seen {
 runtime::task<void> parse_then_wait(BodyParser& parser, std::string body, std::chrono::milliseconds wait, Seen& seen) {
   std::array<FieldValue, 2> values;
   BodyTexts texts;
-  const std::optional<BodyError> error = parser.parse(body, kFields, values, texts);
+  const BodyResult error = parser.parse(body, kFields, values, texts);
   body.assign(body.size(), 'x');  // the request's buffer is not where the values live either
   co_await runtime::sleep_for(wait);
   seen.mode = values[0].text;
   seen.note = values[1].text;
-  if (error && error->param) seen.unknown = *error->param;
+  if (!error.ok() && error.param) seen.unknown = *error.param;
   seen.done = true;
 }
 

@@ -37,9 +37,10 @@ Checked validate(Context& ctx, const WriteEndpoint& endpoint, std::span<json::Fi
     std::string_view type = ctx.req.header("content-type", &found);
     if (!found || !is_json_media_type(type)) return Checked::refused(ErrorCode::unsupported_media_type, std::nullopt);
   }
-  if (auto error = ctx.services.body_parser.parse(ctx.req.body, ctx.req.body.size() + http::Request::kBodyPadding,
-                                                   endpoint.fields, values, texts)) {
-    return Checked::refused(error_code(error->kind), error->param, error->message);
+  if (const json::BodyResult body = ctx.services.body_parser.parse(
+          ctx.req.body, ctx.req.body.size() + http::Request::kBodyPadding, endpoint.fields, values, texts);
+      !body.ok()) {
+    return Checked::refused(error_code(body.status), body.param, body.message);
   }
   return endpoint.check ? endpoint.check(values) : Checked::passed();
 }
@@ -94,7 +95,7 @@ void answer(Context& ctx, std::int64_t status, std::string_view body) {
   std::array<json::FieldValue, 3> v;
   json::BodyTexts texts;
   std::optional<ErrorCode> code;
-  if (!ctx.services.body_parser.parse(body, fields, v, texts)) code = parse_error_code(v[0].text);
+  if (ctx.services.body_parser.parse(body, fields, v, texts).ok()) code = parse_error_code(v[0].text);
   if (!code) {
     std::fprintf(stderr, "storeapi: %.*s: unreadable stored error: %.*s\n", static_cast<int>(ctx.req.request_id.size()),
                  ctx.req.request_id.data(), static_cast<int>(body.size()), body.data());
