@@ -137,7 +137,10 @@ runtime::task<void> serve_list(Context& ctx, const ListSpec& spec, const ReadSta
   db::Unit unit;
   add_page_statement(unit, spec, statements, params, ctx.caller.store());
   const db::Outcome outcome = co_await run_unit(ctx, unit);
-  if (!database_answered(ctx, outcome, unit.result(0))) co_return;
+  if (const Checked answered = check_database_answer(ctx, outcome, unit.result(0)); !answered.ok()) {
+    fail(ctx, answered);
+    co_return;
+  }
   if (!write_page(ctx.res.body, unit.result(0), params, secret)) {
     fail(ctx, ErrorCode::internal_error);
   }

@@ -2,8 +2,6 @@
 
 #include <cstdio>
 
-#include "http/query.hpp"
-
 namespace storeapi::api {
 
 runtime::task<db::Outcome> run_unit(Context& ctx, db::Unit& unit, Pod& pod) {
@@ -21,37 +19,26 @@ runtime::task<db::Outcome> run_unit(Context& ctx, db::Unit& unit) {
   co_return co_await run_unit(ctx, unit, pod.pod());
 }
 
-bool refuse_query_params(Context& ctx) {
-  http::Query query;  // its views are used before this returns
-  if (const http::QueryResult parsed = query.parse(ctx.req.query); !parsed.ok()) {
-    fail(ctx, ErrorCode::parameter_invalid, parsed.param, parsed.message);
-    return true;
-  }
-  if (query.params().empty()) return false;
-  fail(ctx, ErrorCode::parameter_unknown, query.params().front().name);
-  return true;
+Checked check_no_query_params(http::Query& query, std::string_view raw) {
+  if (const http::QueryResult parsed = query.parse(raw); !parsed.ok())
+    return Checked::refused(ErrorCode::parameter_invalid, parsed.param, parsed.message);
+  if (query.params().empty()) return Checked::passed();
+  return Checked::refused(ErrorCode::parameter_unknown, query.params().front().name);
 }
 
-bool database_answered(Context& ctx, db::Outcome outcome, const db::Result& result) {
-  if (outcome != db::Outcome::done) {
-    fail_unavailable(ctx);
-    return false;
-  }
-  if (result.ok()) return true;
+Checked check_database_answer(const Context& ctx, db::Outcome outcome, const db::Result& result) {
+  if (outcome != db::Outcome::done) return Checked::refused(ErrorCode::service_unavailable, std::nullopt);
+  if (result.ok()) return Checked::passed();
   // Classes 08 (connection), 53 (insufficient resources) and 57 (operator intervention:
   // statement_timeout, shutdown) are the database's state, not a fault of this request.
   const std::string_view state = result.sqlstate();
   const std::string_view cls = state.substr(0, 2);
-  if (cls == "08" || cls == "53" || cls == "57") {
-    fail_unavailable(ctx);
-    return false;
-  }
+  if (cls == "08" || cls == "53" || cls == "57") return Checked::refused(ErrorCode::service_unavailable, std::nullopt);
   const std::string_view message = result.error_message();
   std::fprintf(stderr, "storeapi: %.*s: statement failed: %.*s %.*s\n", static_cast<int>(ctx.req.request_id.size()),
                ctx.req.request_id.data(), static_cast<int>(state.size()), state.data(), static_cast<int>(message.size()),
                message.data());
-  fail(ctx, ErrorCode::internal_error);
-  return false;
+  return Checked::refused(ErrorCode::internal_error, std::nullopt);
 }
 
 }  // namespace storeapi::api

@@ -11,6 +11,7 @@
 #include "api/routing/router.hpp"
 #include "auth/authenticator.hpp"
 #include "db/pool.hpp"
+#include "http/query.hpp"
 #include "http/request.hpp"
 #include "http/response.hpp"
 #include "json/body.hpp"
@@ -69,13 +70,15 @@ inline void fail(Context& ctx, const Checked& refused) {
 inline void fail_unavailable(Context& ctx) { fail(ctx, ErrorCode::service_unavailable); }
 
 // For endpoints that take no query parameters (records by id, GET /v1/store, writes):
-// unless the query string has none, answers 400 (the query string's own
-// parameter_invalid, else parameter_unknown naming the first parameter) and returns true.
-bool refuse_query_params(Context& ctx);
+// refused unless the query string `raw` has none (its own parameter_invalid, else
+// parameter_unknown naming the first parameter). The parameter named may be a view into
+// `query` (a decoded name), which the caller owns as for the list parameters.
+Checked check_no_query_params(http::Query& query, std::string_view raw);
 
-// Whether a unit ran and its statement `result` succeeded. If not, answers 503 when the
-// database was unreachable, overloaded, or cancelled the statement (statement_timeout,
-// shutdown), else 500 with the failure written to stderr, and returns false.
-bool database_answered(Context& ctx, db::Outcome outcome, const db::Result& result);
+// Whether a unit ran and its statement `result` succeeded. If not, refused with
+// service_unavailable (503) when the database was unreachable, overloaded, or cancelled
+// the statement (statement_timeout, shutdown), else with internal_error (500), the
+// failure written to stderr with the request's id.
+Checked check_database_answer(const Context& ctx, db::Outcome outcome, const db::Result& result);
 
 }  // namespace storeapi::api

@@ -125,7 +125,8 @@ runtime::task<Finished> finish(Context& ctx, db::Unit& unit, Pod& pod, bool carr
   const db::Outcome outcome = co_await run_unit(ctx, unit, pod);
   // The write's statement follows the NOTIFY, if any (run_unit may add statements after).
   const db::Result& written = unit.result(carries ? 1 : 0);
-  const bool answered = database_answered(ctx, outcome, written);
+  const Checked ran = check_database_answer(ctx, outcome, written);
+  const bool answered = ran.ok();
   const auto row = written.row<WriteAnswer>(0);
   const std::optional<KeyOutcome> taken =
       answered && written.rows() == 1 ? parse_key_outcome(row.outcome()) : std::nullopt;
@@ -133,6 +134,7 @@ runtime::task<Finished> finish(Context& ctx, db::Unit& unit, Pod& pod, bool carr
   const bool outbox_rows = taken == KeyOutcome::run && row.status() == 200;
   pod.dispatcher_wake().after_write(carries, answered, outbox_rows);
   if (!answered) {  // 503 or 500, as for reads
+    fail(ctx, ran);
     if (keyed) count_key_released();
     co_return Finished::answered;
   }
@@ -222,7 +224,11 @@ runtime::task<void> reject(Context& ctx, const WriteRequest& write) {
 runtime::task<void> run_write(Context& ctx, WriteEndpoint endpoint) {
   // Before the key is read: a refused query string is not the endpoint's answer and is
   // never stored under the key.
-  if (refuse_query_params(ctx)) co_return;
+  http::Query query;  // a refusal may name a parameter in it
+  if (const Checked checked = check_no_query_params(query, ctx.req.query); !checked.ok()) {
+    fail(ctx, checked);
+    co_return;
+  }
   // The body's values, owned by this frame: valid across the co_awaits below.
   std::array<json::FieldValue, kMaxWriteFields> storage;
   const std::span<json::FieldValue> values = std::span(storage).first(endpoint.fields.size());
