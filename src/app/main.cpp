@@ -22,7 +22,6 @@
 #include "auth/rate_limiter.hpp"
 #include "metrics/stage_timing.hpp"
 #include "db/channels.hpp"
-#include "db/listen_check.hpp"
 #include "db/listener.hpp"
 #include "db/pod_addresses.hpp"
 #include "db/start_check.hpp"
@@ -99,14 +98,16 @@ app::Config configure() {
 
 // What must be there before anything starts: io_uring (a kernel or seccomp filter without
 // it would otherwise surface as a bare "Operation not permitted" from the first core),
-// the schema this release needs (with hints for a database not set up yet), Redis and the standbys when configured.
+// the schema this release needs (with hints for a database not set up yet), a LISTEN URL
+// that hears its notifications, Redis and the standbys when configured.
 void check_surroundings(const app::Config& config) {
   try {
     runtime::check_uring_support();
   } catch (const std::runtime_error& e) {
     throw std::runtime_error(std::string("cannot start: ") + e.what());
   }
-  const db::StartCheck database = db::check_database_at_start(config.database_url, std::chrono::seconds(2));
+  const db::StartCheck database =
+      db::check_database_at_start(config.database_url, config.listen_database_url, std::chrono::seconds(2));
   if (!database.unchecked.empty()) std::fprintf(stderr, "storeapi: %s\n", database.unchecked.c_str());
   for (const std::string& hint : database.hints) std::fprintf(stderr, "storeapi: hint: %s\n", hint.c_str());
   try {
@@ -114,7 +115,8 @@ void check_surroundings(const app::Config& config) {
   } catch (const std::runtime_error& e) {
     throw std::runtime_error(std::string("STOREAPI_REDIS_URL: ") + e.what());
   }
-  if (db::listen_session_is_deaf(config.listen_database_url, std::chrono::seconds(5)))
+  // The LISTEN URL was checked with the database (db/start_check.hpp).
+  if (database.listen_deaf)
     throw std::runtime_error(
         std::string(config.listen_database_url == config.database_url
                         ? "STOREAPI_LISTEN_DATABASE_URL is unset, so LISTEN uses STOREAPI_DATABASE_URL, and"

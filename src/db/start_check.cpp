@@ -1,6 +1,8 @@
 #include "db/start_check.hpp"
 
 #include <libpq-fe.h>
+#include <poll.h>
+#include <unistd.h>
 
 #include <memory>
 #include <stdexcept>
@@ -11,6 +13,8 @@
 
 namespace storeapi::db {
 namespace {
+
+using Conn = std::unique_ptr<PGconn, void (*)(PGconn*)>;
 
 // One row: whether the schema is there, and whether the session's role may read the
 // keys and use the API's functions (true where the object is missing: the first hint
@@ -58,19 +62,76 @@ std::string check_schema(PGconn* conn) {
   return "";
 }
 
+// A session of the LISTEN check, named apart from the server's own listener ("storeapi"),
+// which the admin tool counts; nullptr when it could not be opened.
+Conn open_for_listen_check(const std::string& url) {
+  const char* keys[] = {"dbname", "connect_timeout", "application_name", nullptr};
+  const char* values[] = {url.c_str(), "5", "storeapi-listen-check", nullptr};
+  Conn conn(PQconnectdbParams(keys, values, /*expand_dbname=*/1), &PQfinish);
+  if (PQstatus(conn.get()) != CONNECTION_OK) conn.reset();
+  return conn;
+}
+
+bool command_ok(PGconn* conn, const std::string& sql) {
+  PGresult* r = PQexec(conn, sql.c_str());
+  const ExecStatusType status = PQresultStatus(r);
+  PQclear(r);
+  return status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK;
+}
+
+bool heard(PGconn* conn, std::string_view channel) {
+  bool found = false;
+  while (PGnotify* n = PQnotifies(conn)) {
+    found = found || channel == n->relname;
+    PQfreemem(n);
+  }
+  return found;
+}
+
+// LISTENs on a channel of its own on a session of its own at `url`, NOTIFYs it from
+// `sender` (a session at `url` too; nullptr: one of its own), and waits up to `wait` to
+// hear it. True when both sessions were there and the notification did not arrive; false
+// when it did, or when the database could not be reached.
+bool listen_session_is_deaf(const std::string& url, PGconn* sender, std::chrono::milliseconds wait) {
+  const std::string channel = "storeapi_listen_check_" + std::to_string(::getpid());
+  Conn listener = open_for_listen_check(url);
+  if (!listener || !command_ok(listener.get(), "listen " + channel)) return false;
+  Conn own_sender(nullptr, &PQfinish);
+  if (!sender) {
+    own_sender = open_for_listen_check(url);
+    sender = own_sender.get();
+  }
+  if (!sender || !command_ok(sender, "select pg_notify('" + channel + "', '')")) return false;
+  const auto deadline = std::chrono::steady_clock::now() + wait;
+  for (;;) {
+    if (!PQconsumeInput(listener.get())) return false;  // the connection broke: not the pooler's doing
+    if (heard(listener.get(), channel)) return false;
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+    if (left.count() <= 0) return true;
+    pollfd fd{PQsocket(listener.get()), POLLIN, 0};
+    ::poll(&fd, 1, static_cast<int>(left.count()));
+  }
+}
+
 }  // namespace
 
-StartCheck check_database_at_start(const std::string& url, std::chrono::seconds timeout) {
+StartCheck check_database_at_start(const std::string& url, const std::string& listen_url,
+                                   std::chrono::seconds timeout) {
   const std::string seconds = std::to_string(timeout.count());
   const char* keys[] = {"dbname", "connect_timeout", nullptr};
   const char* values[] = {url.c_str(), seconds.c_str(), nullptr};
-  const std::unique_ptr<PGconn, void (*)(PGconn*)> conn(PQconnectdbParams(keys, values, /*expand_dbname=*/1),
-                                                        &PQfinish);
-  // No hints then: the pools say themselves that the database does not answer.
+  const Conn conn(PQconnectdbParams(keys, values, /*expand_dbname=*/1), &PQfinish);
+  // The LISTEN check's notification goes out on this connection when it is to the same URL.
+  const bool same_url = listen_url == url;
+  // No hints then: the pools say themselves that the database does not answer. Nor is the
+  // same URL listened at: unreachable, it is no pooler's doing (StartCheck::listen_deaf).
   if (PQstatus(conn.get()) != CONNECTION_OK)
-    return {"schema not checked, the database is unreachable: " + one_line(PQerrorMessage(conn.get())), {}};
+    return {"schema not checked, the database is unreachable: " + one_line(PQerrorMessage(conn.get())), {},
+            !same_url && listen_session_is_deaf(listen_url, nullptr, kListenCheckWait)};
   std::vector<std::string> found = hints(conn.get());
-  return {check_schema(conn.get()), std::move(found)};
+  std::string unchecked = check_schema(conn.get());
+  const bool deaf = listen_session_is_deaf(listen_url, same_url ? conn.get() : nullptr, kListenCheckWait);
+  return {std::move(unchecked), std::move(found), deaf};
 }
 
 }  // namespace storeapi::db

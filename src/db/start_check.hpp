@@ -6,6 +6,19 @@
 // the mistakes an operator makes first — a database nobody migrated (every request would
 // fail on `relation "api_keys" does not exist`, for ever) and a role without the rights
 // the server needs (`permission denied`), one line each naming what to run.
+//
+// And the check of the server's LISTEN URL (STOREAPI_LISTEN_DATABASE_URL, else
+// STOREAPI_DATABASE_URL): a LISTEN session behind a transaction pooler (PgBouncer's
+// pool_mode = transaction) is handed back to the pool after each statement, so the
+// notifications meant for it — every key revocation — never reach the server. Such a
+// session is told apart by what it does: it does not hear a notification sent to it from
+// another session. That takes two sessions, so it cannot all run on the one connection:
+// the LISTEN session is one of its own (named apart from the server's own listener,
+// "storeapi", which the admin tool counts), and the notification is sent from the check's
+// connection when the LISTEN URL is the database's URL. When they differ it is sent from a
+// third connection to the LISTEN URL: the two URLs may lead to different servers or
+// databases (the LISTEN URL is there to go around a pooler), and a notification sent
+// through the other one that did not arrive would blame a pooler for what is a wrong URL.
 #include <chrono>
 #include <string>
 #include <string_view>
@@ -29,11 +42,21 @@ struct StartCheck {
   // At most one: the database has no schema, or the role may not read the keys or use
   // the API's functions. The server starts anyway and recovers once it is fixed.
   std::vector<std::string> hints;
+  // A LISTEN session at the LISTEN URL did not hear a notification sent to it within
+  // kListenCheckWait: the server must not start. False too when that database could
+  // not be reached (the listener's own reconnecting copes with that).
+  bool listen_deaf = false;
 };
 
-// Blocking: one connection to the database at `url`, bounded by `timeout`. Throws
-// std::runtime_error (one line, naming `storeapi-admin migrate`) when the database
-// answers and its newest recorded migration is older than kRequiredSchema.
-StartCheck check_database_at_start(const std::string& url, std::chrono::seconds timeout);
+// How long the LISTEN check waits for its notification.
+inline constexpr std::chrono::seconds kListenCheckWait{5};
+
+// Blocking: one connection to the database at `url`, bounded by `timeout`, and the LISTEN
+// check of `listen_url` (on that connection and one more when the URLs are equal, else on
+// two of its own). Throws std::runtime_error (one line, naming `storeapi-admin migrate`)
+// when the database answers and its newest recorded migration is older than
+// kRequiredSchema.
+StartCheck check_database_at_start(const std::string& url, const std::string& listen_url,
+                                   std::chrono::seconds timeout);
 
 }  // namespace storeapi::db

@@ -8,7 +8,7 @@
 // pool never prepared on — PgBouncer's choice, which no test here can force; see
 // docs/SCALING.md "Poolers".)
 // - a LISTEN through transaction mode would lose its session: the server does not start
-//   (db/listen_check.hpp), the message naming STOREAPI_LISTEN_DATABASE_URL.
+//   (db/start_check.hpp), the message naming STOREAPI_LISTEN_DATABASE_URL.
 // Seen failing without the feature: with main.cpp's Listener given config->database_url,
 // the LISTEN session goes through PgBouncer and the first test's client count is 5, not 4;
 // with the start-up check of the LISTEN session left out, the server starts through
