@@ -40,6 +40,7 @@ class RunWrite : public ::testing::Test {
   void SetUp() override {
     added = 0;
     added_mode.clear();
+    match_.id = "booking-1";  // the path's id, a parameter of the endpoint's statement
   }
 
   // A request with this body, headers and query string (views into the fixture's strings).
@@ -55,6 +56,7 @@ class RunWrite : public ::testing::Test {
     req.query = query_;
     req.body = std::string_view(body_).substr(0, body_.size() - http::Request::kBodyPadding);
     req.request_id = "req_test";
+    req.trace_id = "0af7651916cd43dd8448eb211c80319c";  // the statement's last parameter
     req.headers = &headers_;
     return req;
   }
