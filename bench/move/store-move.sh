@@ -28,6 +28,8 @@ done
 directory="postgresql://$user@127.0.0.1:${ports[0]}/postgres"
 second="postgresql://$user@127.0.0.1:${ports[1]}/postgres"
 export STOREAPI_DATABASE_URL=$directory
+# The mover (docs/DEPLOY.md "Database roles"): the clusters' superuser, on both.
+export STOREAPI_MOVER_USER=$user
 "$admin" migrate >/dev/null
 STOREAPI_DATABASE_URL=$second "$admin" migrate >/dev/null
 psql "$directory" -X -q -c "insert into pods (name, url) values ('second', '$second')"
