@@ -19,11 +19,12 @@ runtime::task<db::Outcome> run_unit(Context& ctx, db::Unit& unit) {
   co_return co_await run_unit(ctx, unit, pod.pod());
 }
 
-Checked check_no_query_params(http::Query& query, std::string_view raw) {
-  if (const http::QueryResult parsed = query.parse(raw); !parsed.ok())
-    return Checked::refused(ErrorCode::parameter_invalid, parsed.param, parsed.message);
-  if (query.params().empty()) return Checked::passed();
-  return Checked::refused(ErrorCode::parameter_unknown, query.params().front().name);
+runtime::task<UnitRan> run_write_unit(Context& ctx, db::Unit& unit, Pod& pod, std::size_t statement) {
+  const db::Outcome outcome = co_await run_unit(ctx, unit, pod);
+  const Checked ran = check_database_answer(ctx, outcome, unit.result(statement));
+  if (ran.ok()) co_return UnitRan::answered;
+  fail(ctx, ran);
+  co_return UnitRan::failed;
 }
 
 Checked check_database_answer(const Context& ctx, db::Outcome outcome, const db::Result& result) {

@@ -1,6 +1,8 @@
 #pragma once
 // What an endpoint works with: the request, the response it fills, the authenticated
 // caller, the matched route, and the core's services.
+#include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <optional>
 #include <string_view>
@@ -11,7 +13,7 @@
 #include "api/routing/router.hpp"
 #include "auth/authenticator.hpp"
 #include "db/pool.hpp"
-#include "http/query.hpp"
+#include "api/routing/query_refusal.hpp"
 #include "http/request.hpp"
 #include "http/response.hpp"
 #include "json/body.hpp"
@@ -69,16 +71,19 @@ inline void fail(Context& ctx, const Checked& refused) {
 }
 inline void fail_unavailable(Context& ctx) { fail(ctx, ErrorCode::service_unavailable); }
 
-// For endpoints that take no query parameters (records by id, GET /v1/store, writes):
-// refused unless the query string `raw` has none (its own parameter_invalid, else
-// parameter_unknown naming the first parameter). The parameter named may be a view into
-// `query` (a decoded name), which the caller owns as for the list parameters.
-Checked check_no_query_params(http::Query& query, std::string_view raw);
-
 // Whether a unit ran and its statement `result` succeeded. If not, refused with
 // service_unavailable (503) when the database was unreachable, overloaded, or cancelled
 // the statement (statement_timeout, shutdown), else with internal_error (500), the
 // failure written to stderr with the request's id.
 Checked check_database_answer(const Context& ctx, db::Outcome outcome, const db::Result& result);
+
+// How a unit's statement came out for the request: its result is there to read, or the
+// request is answered already (503 or 500, as check_database_answer refuses).
+enum class UnitRan : std::uint8_t { answered, failed };
+
+// A write's unit on `pod`: run_unit, then check_database_answer on its statement `statement`,
+// in one call, so that a write's path enters this file once (docs/ARCHITECTURE.md §2,
+// "A write, read once").
+runtime::task<UnitRan> run_write_unit(Context& ctx, db::Unit& unit, Pod& pod, std::size_t statement);
 
 }  // namespace storeapi::api
