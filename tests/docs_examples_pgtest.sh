@@ -2,7 +2,9 @@
 # The README's examples, run as a new user would run them, from the blocks marked
 # `<!-- example: NAME` (so an edit to the README is what gets tested):
 #   quickstart  `tools/run` against a database cluster of its own (a first run: created,
-#               migrated, seeded), then the curl line it prints answers the store; a
+#               migrated, seeded), then the curl line it prints answers the store; its
+#               server and dispatcher sign in as the runtime role `storeapi`, not as the
+#               superuser (they used to: a grant the role lacks went unseen); a
 #               second `tools/run` on the same address says so and stops, and the first
 #               one's key still works (it used to be revoked, and the port shared);
 #   tour        the API tour, twice (it must be re-runnable), with only BASE and KEY set
@@ -75,6 +77,14 @@ key=$(sed -n 's/^  api key   \(sk_live_[A-Za-z0-9]*\)$/\1/p' "$work/run.out")
 curl_line=$(sed -n 's/^  \(curl .*\)$/\1/p' "$work/run.out")
 answer=$(eval "$curl_line -sS --max-time 10")
 grep -q '"object":"store"' <<<"$answer" || fail "tools/run's curl line: $answer"
+# Who the server's and the dispatcher's sessions are (the dispatcher may still connect).
+sessions() {
+  "$source_root/tools/dev-db" psql -Atc "select string_agg(distinct s, ', ' order by s)
+    from (select usename || ' ' || application_name as s from pg_stat_activity
+           where application_name in ('storeapi', 'storeapi-dispatch')) sessions"
+}
+both_as_runtime_role() { [[ $(sessions) == "storeapi storeapi, storeapi storeapi-dispatch" ]]; }
+wait_for both_as_runtime_role || fail "tools/run's server and dispatcher are not signed in as storeapi only: $(sessions)"
 if STOREAPI_LISTEN=127.0.0.1:$port tools/run >"$work/second.out" 2>"$work/second.err"; then
   fail "a second tools/run on the same address did not stop"
 fi
@@ -198,8 +208,7 @@ for address in $(grep -o '127\.0\.0\.1:[0-9]*' <<<"$nodes" | sort -u); do
 done
 # The nodes connect as the runtime role (docs/DEPLOY.md "Database roles"; tools/dev-db
 # made it, tools/run's migrate granted it its rights): a grant it lacks fails the example.
-database_url=$("$source_root/tools/dev-db" url)
-database_url=postgresql://storeapi@${database_url#postgresql://*@}
+database_url=$("$source_root/tools/dev-db" url storeapi)
 nodes=$(sed -e "s|STOREAPI_DATABASE_URL=\.\.\.|STOREAPI_DATABASE_URL=$database_url|" -e "s|build/storeapi|$build/storeapi|" <<<"$nodes")
 [[ -n ${redis_port:-} ]] || fail "the nodes example sets no Redis"
 setsid redis-server --port "$redis_port" --bind 127.0.0.1 --save '' --appendonly no >"$work/redis.log" 2>&1 &

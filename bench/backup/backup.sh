@@ -16,25 +16,19 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 admin=$root/build/storeapi-admin
-bin=/usr/lib/postgresql/15/bin
+source "$root/bench/cluster.sh"
 orders=${1:-20000}
 seconds=${2:-8}
 ninja -C "$root/build" -j 2 storeapi storeapi-admin >/dev/null
 
-work=$(mktemp -d /tmp/storeapi-backup-bench-XXXXXX)
-runas=()
-if [[ $(id -u) == 0 ]]; then chown postgres "$work"; runas=(runuser -u postgres --); fi
-user=$([[ $(id -u) == 0 ]] && echo postgres || id -un)
+bench_work backup-bench
 server_pid=""
 cleanup() {
   [[ -n $server_pid ]] && kill "$server_pid" 2>/dev/null && wait "$server_pid" 2>/dev/null || true
-  for d in data restored; do
-    [[ -f $work/$d/postmaster.pid ]] && "${runas[@]}" "$bin/pg_ctl" -D "$work/$d" -m fast stop >/dev/null 2>&1 || true
-  done
+  for d in data restored; do cluster_stop "$work/$d"; done
   rm -rf "$work"
 }
 trap cleanup EXIT
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 port=$(free_port)
 config=$work/pgbackrest.conf
 cat >"$config" <<CONF
@@ -57,16 +51,8 @@ pg1-port=$port
 pg1-socket-path=$work
 CONF
 chmod 644 "$config"
-"${runas[@]}" "$bin/initdb" -D "$work/data" -U "$user" --auth=trust -E UTF8 --locale=C.UTF-8 >/dev/null
-cat >>"$work/data/postgresql.conf" <<CONF
-listen_addresses = '127.0.0.1'
-port = $port
-unix_socket_directories = '$work'
-shared_buffers = 128MB
-archive_mode = on
-archive_command = 'pgbackrest --config=$config --stanza=bench archive-push %p'
-CONF
-"${runas[@]}" "$bin/pg_ctl" -D "$work/data" -l "$work/server.log" -w start >/dev/null
+cluster_start "$work/data" "$port" "shared_buffers = 128MB" "archive_mode = on" \
+  "archive_command = 'pgbackrest --config=$config --stanza=bench archive-push %p'"
 pgbr() { "${runas[@]}" pgbackrest --config="$config" --stanza=bench "$@"; }
 pgbr stanza-create
 url="postgresql://$user@127.0.0.1:$port/postgres"

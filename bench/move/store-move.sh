@@ -9,37 +9,27 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 admin=$root/build/storeapi-admin
-bin=/usr/lib/postgresql/15/bin
+source "$root/bench/cluster.sh"
 orders=${1:-}
 ninja -C "$root/build" -j 2 storeapi-admin >/dev/null
 
-work=$(mktemp -d /tmp/storeapi-move-bench-XXXXXX)
-runas=()
-if [[ $(id -u) == 0 ]]; then chown postgres "$work"; runas=(runuser -u postgres --); fi
-user=$([[ $(id -u) == 0 ]] && echo postgres || id -un)
+bench_work move-bench
 ports=()
 cleanup() {
-  for n in a b; do [[ -d $work/$n ]] && "${runas[@]}" "$bin/pg_ctl" -D "$work/$n" -m fast stop >/dev/null 2>&1 || true; done
+  for n in a b; do cluster_stop "$work/$n"; done
   rm -rf "$work"
 }
 trap cleanup EXIT
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 for n in a b; do
   port=$(free_port)
   ports+=("$port")
-  "${runas[@]}" "$bin/initdb" -D "$work/$n" -U "$user" --auth=trust -E UTF8 --locale=C.UTF-8 >/dev/null
-  cat >> "$work/$n/postgresql.conf" <<CONF
-listen_addresses = '127.0.0.1'
-port = $port
-unix_socket_directories = '$work'
-wal_level = logical
-shared_buffers = 128MB
-CONF
-  "${runas[@]}" "$bin/pg_ctl" -D "$work/$n" -l "$work/$n.log" -w start >/dev/null
+  cluster_start "$work/$n" "$port" "wal_level = logical" "shared_buffers = 128MB"
 done
 directory="postgresql://$user@127.0.0.1:${ports[0]}/postgres"
 second="postgresql://$user@127.0.0.1:${ports[1]}/postgres"
 export STOREAPI_DATABASE_URL=$directory
+# The mover (docs/DEPLOY.md "Database roles"): the clusters' superuser, on both.
+export STOREAPI_MOVER_USER=$user
 "$admin" migrate >/dev/null
 STOREAPI_DATABASE_URL=$second "$admin" migrate >/dev/null
 psql "$directory" -X -q -c "insert into pods (name, url) values ('second', '$second')"

@@ -12,32 +12,21 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 orders=${1:-1000000}
 previous_commit=${2:-7eb8bbf50f18510eec8dc2dc3f1a7ea78faf44b5}
-bin=/usr/lib/postgresql/15/bin
+source "$root/bench/cluster.sh"
 ninja -C "$root/build" -j 2 storeapi-admin >/dev/null
 previous=$("$root/tools/build-release" "$previous_commit")
 
-work=$(mktemp -d /tmp/storeapi-upgrade-bench-XXXXXX)
-runas=()
-if [[ $(id -u) == 0 ]]; then chown postgres "$work"; runas=(runuser -u postgres --); fi
-user=$([[ $(id -u) == 0 ]] && echo postgres || id -un)
+bench_work upgrade-bench
 node_pid="" probe_pid=""
 cleanup() {
   [[ -n $probe_pid ]] && kill "$probe_pid" 2>/dev/null || true
   [[ -n $node_pid ]] && kill "$node_pid" 2>/dev/null && wait "$node_pid" 2>/dev/null || true
-  [[ -d $work/pg ]] && "${runas[@]}" "$bin/pg_ctl" -D "$work/pg" -m fast stop >/dev/null 2>&1 || true
+  cluster_stop "$work/pg"
   rm -rf "$work"
 }
 trap cleanup EXIT
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 pg_port=$(free_port)
-"${runas[@]}" "$bin/initdb" -D "$work/pg" -U "$user" --auth=trust -E UTF8 --locale=C.UTF-8 >/dev/null
-cat >> "$work/pg/postgresql.conf" <<CONF
-listen_addresses = '127.0.0.1'
-port = $pg_port
-unix_socket_directories = '$work'
-shared_buffers = 256MB
-CONF
-"${runas[@]}" "$bin/pg_ctl" -D "$work/pg" -l "$work/pg.log" -w start >/dev/null
+cluster_start "$work/pg" "$pg_port" "shared_buffers = 256MB"
 export STOREAPI_DATABASE_URL="postgresql://$user@127.0.0.1:$pg_port/postgres"
 sql() { psql -X -A -t -q "$STOREAPI_DATABASE_URL" -c "$1"; }
 json() { python3 -c "import json,sys; print(json.load(sys.stdin)['$1'])"; }

@@ -1,6 +1,10 @@
 -- Repeatable (src/admin/migrations/migrations.cpp): applied again whenever this text changes; first
 -- defined by sql/006_render.sql. Change a function here, not in a new migration; a
 -- changed signature needs its old one dropped in a numbered migration first.
+-- A changed rendering leaves the stored documents stale: once this file has committed,
+-- `migrate` renders them again in small batches (api.render_stale_documents, below),
+-- outside the locks this file's triggers take, and records the file only then.
+-- migration: then call api.render_stale_documents(null, 1000, true);
 --
 -- Rendering: each resource's API JSON, built in one place and used by every reader —
 -- the read endpoints, the write endpoints (a write returns the resource exactly as reads
@@ -382,21 +386,49 @@ create or replace view api.stale_documents as
   union all
   select 'bookings', store_id, id from bookings t where doc is distinct from api.booking_json(t);
 
--- Renders every document again (null `p_store`: of every store) that is stale: after the
--- seed, which writes line items, translations and variants after their rows, and below,
--- whenever this file (the rendering) changes. The update itself sets nothing: the
--- trigger renders.
+-- Renders again every stored document (of store `p_store`; null: of every store) that is
+-- stale: after the seed, which writes line items, translations and variants after their
+-- rows, and after `migrate` has applied a changed version of this file (its header). The
+-- update itself sets nothing: the trigger renders. A table at a time, `batch_size` rows
+-- at a time in key order; with `commit_batches` each batch commits (`CALL`ed outside a
+-- transaction), so a re-render of a million orders holds each stale row's lock for one
+-- batch, never a table lock: a write waits at most for the batch it meets. Run again, it
+-- finds only what is still stale.
+create or replace procedure api.render_stale_documents(p_store uuid, batch_size int, commit_batches boolean)
+language plpgsql as $$
+declare
+  resource text;
+  after_store uuid;
+  after_id uuid;
+begin
+  foreach resource in array array['order', 'product', 'customer', 'booking'] loop
+    after_store := null;
+    after_id := null;
+    loop
+      -- The batch's keys, its stale rows rendered, and its last key (none: the table is done).
+      execute format(
+        'with batch as (select store_id, id from %1$I'
+        '                where ($1::uuid is null or store_id = $1)'
+        '                  and ($2::uuid is null or (store_id, id) > ($2, $3))'
+        '                order by store_id, id limit $4),'
+        '     rendered as (update %1$I t set doc = null from batch'
+        '                   where (t.store_id, t.id) = (batch.store_id, batch.id)'
+        '                     and t.doc is distinct from api.%2$I(t))'
+        ' select store_id, id from batch order by store_id desc, id desc limit 1',
+        resource || 's', resource || '_json')
+        into after_store, after_id
+        using p_store, after_store, after_id, batch_size;
+      exit when after_id is null;
+      if commit_batches then
+        commit;
+      end if;
+    end loop;
+  end loop;
+end $$;
+
+-- The seed's and the previous release's way in: within the caller's transaction.
 create or replace function api.render_documents(p_store uuid) returns void
 language plpgsql volatile as $$
 begin
-  update orders t set doc = null
-   where (p_store is null or t.store_id = p_store) and t.doc is distinct from api.order_json(t);
-  update products t set doc = null
-   where (p_store is null or t.store_id = p_store) and t.doc is distinct from api.product_json(t);
-  update customers t set doc = null
-   where (p_store is null or t.store_id = p_store) and t.doc is distinct from api.customer_json(t);
-  update bookings t set doc = null
-   where (p_store is null or t.store_id = p_store) and t.doc is distinct from api.booking_json(t);
+  call api.render_stale_documents(p_store, 1000, false);
 end $$;
-
-select api.render_documents(null);

@@ -3,6 +3,7 @@
 #include "admin/migrations/migrations.hpp"
 #include "admin_fixture.hpp"
 #include "common/crypto.hpp"
+#include "support/database_exec.hpp"
 
 #include <cstdlib>
 #include <sstream>
@@ -75,12 +76,7 @@ TEST(Migrate, AppliesEveryMigrationToAnEmptyDatabaseThenNothing) {
 
 TEST(Migrate, RefusesADatabaseWhoseAppliedMigrationWasEdited) {
   TestDatabase db;
-  {
-    auto conn = db.connect();
-    pqxx::work work(*conn);
-    work.exec("update schema_migrations set checksum = 'edited' where version = '002'");
-    work.commit();
-  }
+  exec(db, "update schema_migrations set checksum = 'edited' where version = '002'");
   CliResult r = run_admin({"migrate"}, db.url());
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.err.find("002_stores_staff_keys"), std::string::npos) << r.err;

@@ -15,6 +15,7 @@
 #include "api/routing/pods.hpp"
 #include "api/statements.hpp"
 #include "runtime/io.hpp"
+#include "support/event_wait.hpp"
 #include "support/run_task.hpp"
 #include "support/test_database.hpp"
 
@@ -39,8 +40,8 @@ class PodRegistry : public ::testing::Test {
   void in_core(const std::function<runtime::task<void>()>& body) {
     testing::run_on_reactor([&]() -> runtime::task<void> {
       directory_.start();
-      for (int i = 0; i < 1000 && !directory_.ready(); ++i) co_await runtime::sleep_for(10ms);
-      EXPECT_TRUE(directory_.ready());
+      const bool ready = co_await testing::until(directory_.changed(), 10s, [&] { return directory_.ready(); });
+      EXPECT_TRUE(ready);
       co_await body();
     });
   }

@@ -22,6 +22,7 @@
 #include <simdjson.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <memory>
 #include <string>
@@ -30,6 +31,7 @@
 #include "admin/base/confirmations.hpp"
 #include "admin/base/json.hpp"
 #include "admin/seed/seed.hpp"
+#include "support/database_exec.hpp"
 #include "support/free_port.hpp"
 #include "support/http_client.hpp"
 #include "support/metrics_scrape.hpp"
@@ -68,13 +70,6 @@ std::string value(TestDatabase& on, const std::string& sql, const Args&... args)
   pqxx::nontransaction work(*conn);
   pqxx::row row = work.exec_params1(sql, args...);
   return row[0].is_null() ? "<null>" : row[0].c_str();
-}
-
-template <class... Args>
-void exec(TestDatabase& on, const std::string& sql, const Args&... args) {
-  auto conn = on.connect();
-  pqxx::nontransaction work(*conn);
-  work.exec_params(sql, args...);
 }
 
 class Pods : public ::testing::Test {
@@ -257,15 +252,21 @@ TEST_F(Pods, AFencedWritesRetryChecksTheKeyAgain) {
     }));
     exec(directory_, "select api.fence_store_writes($1, 1, false)", a_.store.id);
     // Once the write met the fence (authenticated before the change): the change, then
-    // the lift. Every retry looks the key up again before it tries.
+    // the lift. Every retry looks the key up again before it tries (write_on_pod: a
+    // refused try is counted, then the key looked up): lifted once a try is counted after
+    // the change, so the next lookup is after the change too, or once the write was
+    // answered (the count it waits for may have come before `changed` was read).
     const double fenced_before = fenced_tries();
+    std::atomic<bool> answered = false;
     std::thread lift([&] {
       EXPECT_TRUE(eventually([&] { return fenced_tries() > fenced_before; }));
       exec(directory_, change, a_.store.id);
-      std::this_thread::sleep_for(300ms);
+      const double changed = fenced_tries();
+      EXPECT_TRUE(eventually([&] { return answered || fenced_tries() > changed; }));
       exec(directory_, "delete from store_fences where store_id = $1", a_.store.id);
     });
     const HttpResponse w = request(a_, "POST", path, R"({"mode":"adjust","quantity":1})");
+    answered = true;
     lift.join();
     EXPECT_EQ(w.status, 503) << change << ": " << w.body;
     EXPECT_EQ(api_movements(directory_, a_), "0") << change;

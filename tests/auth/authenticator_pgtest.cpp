@@ -12,6 +12,7 @@
 #include "auth/authenticator.hpp"
 #include "common/crypto.hpp"
 #include "runtime/io.hpp"
+#include "support/event_wait.hpp"
 #include "support/run_task.hpp"
 #include "support/test_database.hpp"
 
@@ -35,8 +36,8 @@ class AuthenticatorRace : public ::testing::Test {
   void in_core(std::function<runtime::task<void>()> body) {
     run_on_reactor([&]() -> runtime::task<void> {
       pool_.start();
-      for (int i = 0; i < 1000 && !pool_.ready(); ++i) co_await runtime::sleep_for(10ms);
-      EXPECT_TRUE(pool_.ready());
+      const bool ready = co_await until(pool_.changed(), 10s, [&] { return pool_.ready(); });
+      EXPECT_TRUE(ready);
       co_await body();
     });
   }
@@ -46,18 +47,19 @@ class AuthenticatorRace : public ::testing::Test {
   runtime::task<auth::AuthStatus> authenticate_racing(std::string key, std::string invalidation) {
     std::string header = "Bearer " + key;
     auth::AuthStatus status = auth::AuthStatus::unavailable;
-    bool done = false;
+    Finished done;
     struct Call {
       static runtime::task<void> run(auth::Authenticator& a, std::string_view authorization, auth::AuthStatus& out,
-                                     bool& done) {
+                                     Finished& done) {
         out = (co_await a.authenticate(authorization)).status;
-        done = true;
+        done.one();
       }
     };
     runtime::spawn(Call::run(authenticator_, header, status, done));
-    EXPECT_FALSE(done) << "the lookup did not wait for the database";
+    EXPECT_EQ(done.count(), 0) << "the lookup did not wait for the database";
     if (!invalidation.empty()) cache_.invalidate(invalidation);
-    while (!done) co_await runtime::sleep_for(1ms);
+    const bool answered = co_await done.reach(1, 30s);
+    EXPECT_TRUE(answered);
     co_return status;
   }
 

@@ -79,7 +79,18 @@ TEST(DbListener, KeepsAQuietButHealthyConnection) {
                           {.idle_before_ping = 50ms, .ping_timeout = 5'000ms, .application_name = "quiet_listener"});
     listener.start();
     EXPECT_TRUE(co_await within(30s, [&] { return listener.listening(); }));
-    co_await runtime::sleep_for(1s);  // many pings, each answered
+    // Many pings, each answered: each is a statement of the session's own (LISTEN again),
+    // which starts anew in pg_stat_activity; seen from outside, five of them at least.
+    const std::string statement_start =
+        "select query_start from pg_stat_activity where application_name = 'quiet_listener'";
+    std::string last = query_one(cluster.url(), statement_start);
+    int pings = 0;
+    EXPECT_TRUE(co_await within(30s, [&] {
+      const std::string now = query_one(cluster.url(), statement_start);
+      if (now != last) ++pings;
+      last = now;
+      return pings >= 5;
+    }));
     // The session still shows its LISTEN, as the admin tool finds the servers by it; an
     // empty query as the ping would show "".
     EXPECT_EQ(query_one(cluster.url(), "select query from pg_stat_activity where application_name = 'quiet_listener'"),

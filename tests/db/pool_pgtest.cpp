@@ -8,6 +8,7 @@
 #include "runtime/io.hpp"
 #include "runtime/reactor.hpp"
 #include "runtime/spawn.hpp"
+#include "support/event_wait.hpp"
 #include "support/metrics_scrape.hpp"
 #include "support/run_task.hpp"
 
@@ -25,7 +26,9 @@
 
 using namespace storeapi;
 using namespace std::chrono_literals;
+using storeapi::testing::Finished;
 using storeapi::testing::run_on_reactor;
+using storeapi::testing::until;
 
 // ASSERT_* returns, which a coroutine may not: this one co_returns instead.
 #define CO_ASSERT_TRUE(cond) \
@@ -91,8 +94,8 @@ std::string core_label() {
 }
 
 runtime::task<void> wait_ready(db::Pool& pool) {
-  for (int i = 0; i < 500 && !pool.ready(); ++i) co_await runtime::sleep_for(10ms);
-  EXPECT_TRUE(pool.ready());
+  const bool ready = co_await until(pool.changed(), 5s, [&] { return pool.ready(); });
+  EXPECT_TRUE(ready);
 }
 
 runtime::task<void> double_it(db::Pool& pool, std::int64_t n, int& failures) {
@@ -114,30 +117,44 @@ runtime::task<std::string> start_and_read_backend(db::Pool& pool) {
 }
 
 // Runs a unit, then counts it finished: what a test spawns to keep several in the pool.
-runtime::task<void> run_counted(db::Pool& pool, db::Unit& unit, db::Outcome& outcome, int& finished) {
+runtime::task<void> run_counted(db::Pool& pool, db::Unit& unit, db::Outcome& outcome, Finished& finished) {
   outcome = co_await pool.run(unit);
-  ++finished;
+  finished.one();
+}
+
+// Whether the backend `pid` runs the test's pg_sleep within 10 s: the connection is busy
+// when it is lost. A poll of another process (the database), which no event announces.
+runtime::task<bool> sleeping_on(Admin& admin, const std::string& pid) {
+  const std::string running =
+      "select count(*) from pg_stat_activity where pid = " + pid + " and state = 'active' and query like '%pg_sleep%'";
+  for (int i = 0; i < 1000; ++i) {
+    if (admin.exec(running) == "1") co_return true;
+    co_await runtime::sleep_for(10ms);
+  }
+  co_return false;
 }
 
 }  // namespace
 
 TEST(DbPool, ManyConcurrentUnitsGetTheirOwnResults) {
   std::vector<db::Statement> statements{kDouble};
+  // They outlive the reactor loop: a unit that never finishes leaves its run suspended.
+  int failures = 0;
+  Finished finished;
   // The pool outlives the reactor loop: its drivers may still be suspended in it.
   db::Pool pool(options(2), statements);
   run_on_reactor([&]() -> runtime::task<void> {
     pool.start();
     co_await wait_ready(pool);
-    int failures = 0;
-    int finished = 0;
     struct Counter {
-      static runtime::task<void> one(db::Pool& p, std::int64_t n, int& failures, int& finished) {
+      static runtime::task<void> one(db::Pool& p, std::int64_t n, int& failures, Finished& finished) {
         co_await double_it(p, n, failures);
-        ++finished;
+        finished.one();
       }
     };
     for (int i = 0; i < 1000; ++i) runtime::spawn(Counter::one(pool, i, failures, finished));
-    while (finished < 1000) co_await runtime::sleep_for(1ms);
+    const bool all = co_await finished.reach(1000, 30s);
+    EXPECT_TRUE(all);
     EXPECT_EQ(failures, 0);
   });
 }
@@ -159,16 +176,11 @@ TEST(DbPool, AFailingStatementSpoilsOnlyItsOwnSegment) {
       static runtime::task<void> run(db::Pool& p, db::Unit& u, db::Outcome& out) { out = co_await p.run(u); }
     };
     db::Outcome bad_outcome{}, good_outcome{};
-    bool done = false;
-    struct Join {
-      static runtime::task<void> run(db::Pool& p, db::Unit& u, db::Outcome& out, bool& done) {
-        out = co_await p.run(u);
-        done = true;
-      }
-    };
-    runtime::spawn(Join::run(pool, good, good_outcome, done));
+    Finished good_finished;
+    runtime::spawn(run_counted(pool, good, good_outcome, good_finished));
     co_await Both::run(pool, bad, bad_outcome);
-    while (!done) co_await runtime::sleep_for(1ms);
+    const bool good_done = co_await good_finished.reach(1, 30s);
+    CO_ASSERT_TRUE(good_done);
 
     EXPECT_EQ(bad_outcome, db::Outcome::done);
     EXPECT_EQ(bad.result(0).sqlstate(), "22012");  // division_by_zero
@@ -209,28 +221,25 @@ TEST(DbPool, LostConnectionFailsInFlightWorkAndReconnects) {
   const std::string reconnects = R"(storeapi_db_reconnects_total{core=")" + core_label() + R"("})";
   const double reconnects_before = metric(reconnects);
   const double unavailable_before = metric(R"(storeapi_db_refused_units_total{reason="unavailable"})");
+  // They outlive the reactor loop: a unit that never finishes leaves its run suspended.
+  db::Unit slow;
+  db::Outcome slow_outcome = db::Outcome::done;
+  Finished finished;
   // The pool outlives the reactor loop: its drivers may still be suspended in it.
   db::Pool pool(options(1), statements);
   run_on_reactor([&]() -> runtime::task<void> {
     const std::string backend = co_await start_and_read_backend(pool);
 
-    db::Unit slow;
     slow.add(kSleep, {"30"});
-    db::Outcome slow_outcome = db::Outcome::done;
-    bool finished = false;
-    struct Slow {
-      static runtime::task<void> run(db::Pool& p, db::Unit& u, db::Outcome& out, bool& finished) {
-        out = co_await p.run(u);
-        finished = true;
-      }
-    };
-    runtime::spawn(Slow::run(pool, slow, slow_outcome, finished));
-    co_await runtime::sleep_for(50ms);
+    runtime::spawn(run_counted(pool, slow, slow_outcome, finished));
+    const bool sleeping = co_await sleeping_on(admin, backend);
+    CO_ASSERT_TRUE(sleeping);
     auto killed_at = std::chrono::steady_clock::now();
     admin.exec("select pg_terminate_backend(" + backend + ")");
-    while (!finished) co_await runtime::sleep_for(1ms);
-    EXPECT_EQ(slow_outcome, db::Outcome::unavailable);
+    const bool failed = co_await finished.reach(1, 10s);
     EXPECT_LT(std::chrono::steady_clock::now() - killed_at, 5s);
+    CO_ASSERT_TRUE(failed);
+    EXPECT_EQ(slow_outcome, db::Outcome::unavailable);
 
     co_await wait_ready(pool);
     int failures = 0;
@@ -256,7 +265,9 @@ TEST(DbPool, WithNoDatabaseUnitsFailAtOnce) {
   db::Pool pool(o, statements);
   run_on_reactor([&]() -> runtime::task<void> {
     pool.start();
-    co_await runtime::sleep_for(50ms);
+    // Once both connections were refused (as they come back, too): what the unit meets.
+    const bool settled = co_await until(pool.changed(), 5s, [&] { return pool.settled(); });
+    EXPECT_TRUE(settled);
     EXPECT_FALSE(pool.ready());
     db::Unit unit;
     unit.add(kDouble, {1});
@@ -280,7 +291,8 @@ TEST(DbPool, SettlesOnceEveryConnectionMadeItsFirstAttempt) {
     EXPECT_FALSE(down.settled());
     up.start();
     down.start();
-    for (int i = 0; i < 500 && !(up.settled() && down.settled()); ++i) co_await runtime::sleep_for(10ms);
+    co_await until(up.changed(), 5s, [&] { return up.settled(); });
+    co_await until(down.changed(), 5s, [&] { return down.settled(); });
     EXPECT_TRUE(up.settled());
     EXPECT_TRUE(up.ready());
     EXPECT_TRUE(down.settled());
@@ -296,20 +308,22 @@ TEST(DbPool, QueueBeyondTheInFlightBoundAndRefusePastIt) {
   const std::string queued = R"(storeapi_db_units_queued{core=")" + core_label() + R"("})";
   const double overloaded_before = metric(R"(storeapi_db_refused_units_total{reason="overloaded"})");
   const double units_before = metric("storeapi_db_unit_duration_seconds_count");
+  // They outlive the reactor loop: a unit that never finishes leaves its run suspended.
+  std::vector<db::Unit> units(6);
+  std::vector<db::Outcome> outcomes(6, db::Outcome::done);
+  Finished finished;
   // The pool outlives the reactor loop: its drivers may still be suspended in it.
   db::Pool pool(o, statements);
   run_on_reactor([&]() -> runtime::task<void> {
     pool.start();
     co_await wait_ready(pool);
-    std::vector<db::Unit> units(6);
-    std::vector<db::Outcome> outcomes(6, db::Outcome::done);
-    int finished = 0;
     for (int i = 0; i < 6; ++i) {
       units[i].add(kSleep, {"0.05"});
       runtime::spawn(run_counted(pool, units[i], outcomes[i], finished));
     }
     EXPECT_EQ(metric(queued), 3);  // the pool's gauges as they stand now
-    while (finished < 6) co_await runtime::sleep_for(1ms);
+    const bool all = co_await finished.reach(6, 30s);
+    CO_ASSERT_TRUE(all);
     EXPECT_EQ(metric(queued), 0);
     // 2 in flight + 3 queued run; the sixth finds the queue full.
     for (int i = 0; i < 5; ++i) {
@@ -338,33 +352,29 @@ TEST(DbPool, QueuedUnitsFailWhenTheLastConnectionIsLost) {
   // They outlive the reactor loop: a unit that never finishes leaves its run suspended.
   db::Unit slow;
   std::vector<db::Unit> waiting(kQueued);
+  std::vector<db::Outcome> outcomes(kQueued + 1, db::Outcome::done);
+  Finished finished;
   db::Pool pool(o, statements);
   run_on_reactor([&]() -> runtime::task<void> {
     const std::string backend = co_await start_and_read_backend(pool);
 
-    int finished = 0;
-    std::vector<db::Outcome> outcomes(kQueued + 1, db::Outcome::done);
     slow.add(kSleep, {"60"});
     runtime::spawn(run_counted(pool, slow, outcomes[kQueued], finished));
-    // The sleep runs on the backend: the connection is busy when it is lost.
-    const std::string running = "select count(*) from pg_stat_activity where pid = " + backend +
-                                " and state = 'active' and query like '%pg_sleep%'";
-    for (int i = 0; i < 1000 && admin.exec(running) != "1"; ++i) co_await runtime::sleep_for(10ms);
-    CO_ASSERT_TRUE(admin.exec(running) == "1");
+    const bool sleeping = co_await sleeping_on(admin, backend);
+    CO_ASSERT_TRUE(sleeping);
 
     for (int i = 0; i < kQueued; ++i) {
       waiting[i].add(kDouble, {i});
       runtime::spawn(run_counted(pool, waiting[i], outcomes[i], finished));
     }
     EXPECT_EQ(metric(queued), kQueued);  // all behind the sleep, none sent
-    EXPECT_EQ(finished, 0);
+    EXPECT_EQ(finished.count(), 0);
 
     const auto killed_at = std::chrono::steady_clock::now();
     admin.exec("select pg_terminate_backend(" + backend + ")");
-    while (finished < kQueued + 1 && std::chrono::steady_clock::now() - killed_at < 10s)
-      co_await runtime::sleep_for(1ms);
+    const bool all = co_await finished.reach(kQueued + 1, 10s);
     EXPECT_LT(std::chrono::steady_clock::now() - killed_at, 5s);
-    CO_ASSERT_TRUE(finished == kQueued + 1);
+    CO_ASSERT_TRUE(all);
     for (int i = 0; i <= kQueued; ++i) EXPECT_EQ(outcomes[i], db::Outcome::unavailable) << i;
     EXPECT_EQ(metric(queued), 0);
   });

@@ -2,6 +2,7 @@
 // `storeapi-admin migrate` (db/start_check.hpp), and one on a database it cannot reach
 // starts anyway. Seen failing without the check: the server started and listened.
 #include "db/start_check.hpp"
+#include "support/database_exec.hpp"
 #include "support/server_process.hpp"
 #include "support/test_database.hpp"
 
@@ -21,12 +22,7 @@ ProcessOptions on(const std::string& url) {
 
 TEST(SchemaCheck, RefusesASchemaOlderThanTheReleaseNeeds) {
   TestDatabase db;
-  {
-    auto conn = db.connect();
-    pqxx::work work(*conn);
-    work.exec_params("delete from schema_migrations where version >= $1", std::string(db::kRequiredSchema));
-    work.commit();
-  }
+  exec(db, "delete from schema_migrations where version >= $1", std::string(db::kRequiredSchema));
   ServerProcess server(on(db.url()));
   ASSERT_EQ(server.wait_exit(30s), 1) << server.stderr_text();
   EXPECT_NE(server.stderr_text().find("storeapi-admin migrate"), std::string::npos) << server.stderr_text();
@@ -35,12 +31,7 @@ TEST(SchemaCheck, RefusesASchemaOlderThanTheReleaseNeeds) {
 
 TEST(SchemaCheck, RefusesADatabaseWhoseMigrationsWereAllRemoved) {
   TestDatabase db;
-  {
-    auto conn = db.connect();
-    pqxx::work work(*conn);
-    work.exec("delete from schema_migrations");
-    work.commit();
-  }
+  exec(db, "delete from schema_migrations");
   ServerProcess server(on(db.url()));
   ASSERT_EQ(server.wait_exit(30s), 1) << server.stderr_text();
   EXPECT_NE(server.stderr_text().find("found none"), std::string::npos) << server.stderr_text();

@@ -30,13 +30,6 @@ std::string database_url() {
   return url ? url : "";
 }
 
-// How long after start() `standbys` became settled, waiting at most `limit`.
-runtime::task<std::chrono::milliseconds> time_to_settle(db::Standbys& standbys, std::chrono::milliseconds limit) {
-  const auto started = runtime::Clock::now();
-  while (!standbys.settled() && runtime::Clock::now() - started < limit) co_await runtime::sleep_for(1ms);
-  co_return std::chrono::duration_cast<std::chrono::milliseconds>(runtime::Clock::now() - started);
-}
-
 const std::vector<db::Statement> kStatements{db::kReplayPosition};
 
 TEST(DbStandbys, SettledOnceEachStandbyHasHadItsFirstPoll) {
@@ -46,7 +39,7 @@ TEST(DbStandbys, SettledOnceEachStandbyHasHadItsFirstPoll) {
   run_on_reactor([&]() -> runtime::task<void> {
     standbys.start();
     EXPECT_FALSE(standbys.settled());
-    co_await time_to_settle(standbys, 4s);
+    co_await standbys.settle(runtime::Clock::now() + 4s);
     EXPECT_TRUE(standbys.settled()) << "no first poll within 4 s";
   });
 }
@@ -70,7 +63,7 @@ TEST(DbStandbys, AStandbyThatNeverAnswersHoldsTheStartBackOnlyUntilTheBound) {
   run_on_reactor([&]() -> runtime::task<void> {
     standbys.start();
     EXPECT_FALSE(standbys.settled());
-    co_await time_to_settle(standbys, 4s);
+    co_await standbys.settle(runtime::Clock::now() + 4s);
     // Settled well before the connection's first attempt could have ended (5 s): by the
     // bound alone.
     EXPECT_TRUE(standbys.settled()) << "still waiting on a standby that never answers after 4 s";

@@ -22,6 +22,7 @@
 #include "runtime/io.hpp"
 #include "runtime/reactor.hpp"
 #include "runtime/spawn.hpp"
+#include "support/event_wait.hpp"
 #include "support/redis_process.hpp"
 #include "support/run_task.hpp"
 
@@ -29,6 +30,7 @@ namespace storeapi::auth {
 namespace {
 
 using namespace std::chrono_literals;
+using testing::Finished;
 using testing::RedisProcess;
 
 constexpr std::string_view kStore = "0b7e1c1e-8a3b-4c55-9d0f-1d2e3f405162";
@@ -56,8 +58,8 @@ class FleetBatchTest : public ::testing::Test {
     reactor_ = std::make_unique<runtime::Reactor>(0, runtime::Reactor::Options{});
     return testing::run_task(*reactor_, [&]() -> runtime::task<T> {
       client_->start();
-      for (int i = 0; i < 10'000 && !client_->up(); ++i) co_await runtime::sleep_for(1ms);
-      if (!client_->up()) throw std::runtime_error("the connection to Redis did not come up");
+      const bool up = co_await testing::until(client_->changed(), 10s, [&] { return client_->up(); });
+      if (!up) throw std::runtime_error("the connection to Redis did not come up");
       co_return co_await body();
     }());
   }
@@ -73,13 +75,14 @@ runtime::task<std::vector<std::optional<FleetAdmission>>> admit_together(FleetBa
                                                                          std::vector<std::string_view> stores,
                                                                          std::int64_t per_minute) {
   std::vector<std::optional<FleetAdmission>> answers(stores.size());
-  std::size_t done = 0;
+  Finished done;
   auto one = [&](std::size_t i) -> runtime::task<void> {
     answers[i] = co_await batch.admit(stores[i], kFirstPlacementEpoch, per_minute);
-    ++done;
+    done.one();
   };
   for (std::size_t i = 0; i < stores.size(); ++i) runtime::spawn(one(i));
-  while (done < stores.size()) co_await runtime::sleep_for(1ms);
+  const bool all = co_await done.reach(static_cast<int>(stores.size()), 30s);
+  if (!all) throw std::runtime_error("an admission was never answered");
   co_return answers;
 }
 
@@ -125,8 +128,10 @@ TEST_F(FleetBatchTest, EntriesQueuedWhileACallIsInFlightLeaveTogetherAfterIt) {
     const long calls_before = evalsha_calls(redis_);
     redis_.freeze();  // the first call stays in flight until thawed
     int answered = 0;
+    Finished done;
     auto one = [&]() -> runtime::task<void> {
       if (co_await batch_->admit(kStore, kFirstPlacementEpoch, 60)) ++answered;
+      done.one();
     };
     runtime::spawn(one());
     co_await runtime::sleep_for(1ms);  // an iteration ends: the first call leaves
@@ -135,7 +140,9 @@ TEST_F(FleetBatchTest, EntriesQueuedWhileACallIsInFlightLeaveTogetherAfterIt) {
       co_await runtime::sleep_for(1ms);  // each in an iteration of its own
     }
     redis_.thaw();
-    while (answered < 6) co_await runtime::sleep_for(1ms);
+    const bool all = co_await done.reach(6, 30s);
+    EXPECT_TRUE(all);
+    EXPECT_EQ(answered, 6);
     EXPECT_EQ(evalsha_calls(redis_) - calls_before, 2);
   });
 }
@@ -173,14 +180,14 @@ TEST_F(FleetBatchTest, AdmissionsReadThePositionsRecordedInTheirCall) {
   };
   Seen seen = on_core<Seen>(true, 2'000ms, [&]() -> runtime::task<Seen> {
     Seen s;
-    int done = 0;
+    Finished done;
     auto admit = [&](std::optional<FleetAdmission>& into) -> runtime::task<void> {
       into = co_await batch_->admit(kStore, kFirstPlacementEpoch, 60);
-      ++done;
+      done.one();
     };
     auto record = [&](std::uint64_t lsn, bool& into) -> runtime::task<void> {
       into = co_await batch_->record_position(kStore, kFirstPlacementEpoch, lsn);
-      ++done;
+      done.one();
     };
     // In one iteration: an admission, two records (the lower one last: the position never
     // goes back), another admission. Records are applied first, so both admissions see
@@ -189,7 +196,8 @@ TEST_F(FleetBatchTest, AdmissionsReadThePositionsRecordedInTheirCall) {
     runtime::spawn(record(0x20'0000'0000, s.recorded_high));
     runtime::spawn(record(0x10, s.recorded_low));
     runtime::spawn(admit(s.after));
-    while (done < 4) co_await runtime::sleep_for(1ms);
+    const bool all = co_await done.reach(4, 30s);
+    EXPECT_TRUE(all);
     co_return s;
   });
   EXPECT_TRUE(seen.recorded_high);
@@ -211,22 +219,24 @@ TEST_F(FleetBatchTest, APositionIsOnlyAnsweredUnderItsPlacementEpoch) {
   };
   Seen seen = on_core<Seen>(true, 2'000ms, [&]() -> runtime::task<Seen> {
     Seen s;
-    int done = 0;
+    Finished done;
     auto admit = [&](std::int64_t epoch, std::optional<FleetAdmission>& into) -> runtime::task<void> {
       into = co_await batch_->admit(kStore, epoch, 60);
-      ++done;
+      done.one();
     };
     auto record = [&](std::int64_t epoch, std::uint64_t lsn) -> runtime::task<void> {
       co_await batch_->record_position(kStore, epoch, lsn);
-      ++done;
+      done.one();
     };
     runtime::spawn(record(1, 0x500));
     runtime::spawn(admit(1, s.same));
     runtime::spawn(admit(2, s.moved));
-    while (done < 3) co_await runtime::sleep_for(1ms);
+    const bool first_call = co_await done.reach(3, 30s);
+    EXPECT_TRUE(first_call);
     runtime::spawn(record(2, 0x40));
     runtime::spawn(admit(2, s.moved_later));
-    while (done < 5) co_await runtime::sleep_for(1ms);
+    const bool second_call = co_await done.reach(5, 30s);
+    EXPECT_TRUE(second_call);
     co_return s;
   });
   ASSERT_TRUE(seen.same && seen.moved && seen.moved_later);
@@ -281,14 +291,15 @@ TEST_F(FleetBatchTest, AWaiterWhoseFrameIsDestroyedIsNeverResumed) {
     runtime::task<void> waiting = gone();
     auto handle = waiting.release();
     handle.resume();
-    bool kept_done = false;
+    Finished kept_done;
     auto keep = [&]() -> runtime::task<void> {
       kept = co_await batch_->admit(kStore, kFirstPlacementEpoch, 60);
-      kept_done = true;
+      kept_done.one();
     };
     runtime::spawn(keep());
     handle.destroy();
-    while (!kept_done) co_await runtime::sleep_for(1ms);
+    const bool answered = co_await kept_done.reach(1, 30s);
+    EXPECT_TRUE(answered);
   });
   EXPECT_FALSE(gone_resumed);
   ASSERT_TRUE(kept);

@@ -10,6 +10,7 @@
 
 #include "json/body.hpp"
 #include "runtime/io.hpp"
+#include "support/event_wait.hpp"
 #include "support/run_task.hpp"
 
 namespace storeapi::json {
@@ -24,11 +25,11 @@ constexpr Field kFields[] = {
 
 struct Seen {
   std::string mode, note, unknown;
-  bool done = false;
 };
 
 // Parses `body`, suspends for `wait`, then records what its values and error say.
-runtime::task<void> parse_then_wait(BodyParser& parser, std::string body, std::chrono::milliseconds wait, Seen& seen) {
+runtime::task<void> parse_then_wait(BodyParser& parser, std::string body, std::chrono::milliseconds wait, Seen& seen,
+                                    testing::Finished& finished) {
   std::array<FieldValue, 2> values;
   BodyTexts texts;
   const std::optional<BodyError> error = parser.parse(body, kFields, values, texts);
@@ -37,18 +38,21 @@ runtime::task<void> parse_then_wait(BodyParser& parser, std::string body, std::c
   seen.mode = values[0].text;
   seen.note = values[1].text;
   if (error && error->param) seen.unknown = *error->param;
-  seen.done = true;
+  finished.one();
 }
 
 TEST(BodyAcrossSuspension, EachRequestKeepsItsOwnValues) {
   BodyParser parser;  // one per core
   const std::string long_note(2 * BodyTexts::kInline, 'n');  // past the inline room: the heap path
   Seen first, second, third;
+  testing::Finished finished;
   testing::run_on_reactor([&]() -> runtime::task<void> {
-    runtime::spawn(parse_then_wait(parser, R"({"mode":"set","note":"caf\u00e9"})", 30ms, first));
-    runtime::spawn(parse_then_wait(parser, R"({"mode":"adjust","note":")" + long_note + R"("})", 20ms, second));
-    co_await parse_then_wait(parser, R"({"mode":"set","colour":"red"})", 1ms, third);
-    while (!first.done || !second.done) co_await runtime::sleep_for(1ms);
+    runtime::spawn(parse_then_wait(parser, R"({"mode":"set","note":"caf\u00e9"})", 30ms, first, finished));
+    runtime::spawn(
+        parse_then_wait(parser, R"({"mode":"adjust","note":")" + long_note + R"("})", 20ms, second, finished));
+    co_await parse_then_wait(parser, R"({"mode":"set","colour":"red"})", 1ms, third, finished);
+    const bool all = co_await finished.reach(3, 10s);
+    EXPECT_TRUE(all);
   });
   EXPECT_EQ(first.mode, "set");
   EXPECT_EQ(first.note, "caf\xc3\xa9");

@@ -2,7 +2,7 @@
 # tools/check-migrations against migrations made up here: an expand-only migration and a
 # no-transaction CONCURRENTLY index pass; each unsafe form fails naming its rule; an
 # exception in the header lets one through only when CHANGELOG.md names the migration; a
-# grandfathered version is not checked. (The meson test `migration-rules` runs it on sql/.)
+# grandfathered version is not checked; a repeatable file holds definitions only. (The meson test `migration-rules` runs it on sql/.)
 set -euo pipefail
 root=$1
 check=$root/tools/check-migrations
@@ -60,6 +60,18 @@ if "$check" "$dir/sql" "$changelog" 2> "$dir/out"; then echo "FAIL: an exception
 grep -q "CHANGELOG.md must name it (902_excepted)" "$dir/out" || { echo "FAIL: changelog not asked for:"; cat "$dir/out"; exit 1; }
 echo "- 902_excepted rewrites orders" >> "$changelog"
 passes "an exception the changelog names"
+
+# A repeatable file defines; its data work runs after it commits, named in its header.
+rm -f "$dir"/sql/*.sql
+mkdir -p "$dir/sql/functions"
+printf '%s\n' "create or replace function api.f() returns int language sql as \$\$ select 1 \$\$;" \
+  "select api.render_documents(null);" > "$dir/sql/functions/10_render.sql"
+fails "data work in a repeatable file" definitions-only
+printf '%s\n' "-- migration: then call api.render_stale_documents(null, 1000, true);" \
+  "create or replace function api.f() returns int language sql as \$\$ select 1 \$\$;" \
+  "comment on function api.f() is 'one';" > "$dir/sql/functions/10_render.sql"
+passes "a repeatable file whose data work follows its commit"
+rm -r "$dir/sql/functions"
 
 one 033_grandfathered "alter table orders alter column total type numeric(20, 4);"
 passes "a grandfathered version"

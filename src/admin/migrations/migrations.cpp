@@ -124,14 +124,28 @@ void apply(pqxx::connection_base& conn, const Migration& m, const std::string& c
   work.commit();
 }
 
+// The header: the comment lines the file starts with.
+std::vector<std::string> header(std::string_view sql) {
+  std::vector<std::string> out;
+  std::istringstream lines{std::string(sql)};
+  for (std::string line; std::getline(lines, line) && line.rfind("--", 0) == 0;) out.push_back(std::move(line));
+  return out;
+}
+
 }  // namespace
 
 bool runs_outside_transaction(std::string_view sql) {
-  // The header: the comment lines the file starts with.
-  std::istringstream lines{std::string(sql)};
-  for (std::string line; std::getline(lines, line) && line.rfind("--", 0) == 0;)
+  for (const std::string& line : header(sql))
     if (line.rfind("-- migration: no-transaction", 0) == 0) return true;
   return false;
+}
+
+std::vector<std::string> statements_after_commit(std::string_view sql) {
+  constexpr std::string_view kThen = "-- migration: then ";
+  std::vector<std::string> out;
+  for (const std::string& line : header(sql))
+    if (line.rfind(kThen, 0) == 0) out.push_back(line.substr(kThen.size()));
+  return out;
 }
 
 MigrationReport migrate(pqxx::connection_base& conn, const Retention& retention, const MigrateOptions& options) {
@@ -162,15 +176,28 @@ MigrationReport migrate(pqxx::connection_base& conn, const Retention& retention,
   for (const Migration& f : options.repeatable) {
     std::string checksum = crypto::sha256_hex(f.sql);
     if (auto it = defined.find(f.version); it != defined.end() && it->second == checksum) continue;
-    retried(std::string("functions/") + f.name, options, [&] {
-      pqxx::work work(conn);
-      work.exec(f.sql);
+    // Recorded with the file, or after what its header runs once it has committed: an
+    // interrupt before the record leaves the file to be applied again, follow-up and all.
+    const std::vector<std::string> then = statements_after_commit(f.sql);
+    const auto record_file = [&](pqxx::transaction_base& work) {
       work.exec_params(
           "insert into schema_functions (version, name, checksum) values ($1, $2, $3)"
           " on conflict (version) do update set name = excluded.name, checksum = excluded.checksum, applied_at = now()",
           f.version, f.name, checksum);
+    };
+    retried(std::string("functions/") + f.name, options, [&] {
+      pqxx::work work(conn);
+      work.exec(f.sql);
+      if (then.empty()) record_file(work);
       work.commit();
     });
+    if (!then.empty())
+      retried(std::string("functions/") + f.name + "'s follow-up", options, [&] {
+        for (const std::string& statement : then) pqxx::nontransaction(conn).exec(statement);
+        pqxx::work work(conn);
+        record_file(work);
+        work.commit();
+      });
     report.applied.emplace_back(std::string("functions/") + f.name);
   }
   retried("the outbox's time slots", options, [&] {

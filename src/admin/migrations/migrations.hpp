@@ -30,6 +30,12 @@ std::span<const Migration> embedded_repeatable();
 // statement by statement outside a transaction; docs/MIGRATIONS.md.
 bool runs_outside_transaction(std::string_view sql);
 
+// The statements a repeatable file's header names with `-- migration: then <statement>`, in
+// order: run outside a transaction once the file has committed (a procedure that commits
+// between batches: re-rendering what the file's new definitions make stale), before the
+// file is recorded; docs/MIGRATIONS.md.
+std::vector<std::string> statements_after_commit(std::string_view sql);
+
 struct MigrateOptions {
   // How long one DDL statement may wait for its lock; past it the statement gives up (and
   // with it the requests queued behind its lock request are let through), and the
