@@ -83,6 +83,15 @@ std::size_t buffers_in_use() noexcept {
   return RequestReader::BufferPool::lent() + runtime::Pool<ResponseBuffers>::lent() + ring;
 }
 
+std::size_t buffers_kept() noexcept {
+  return RequestReader::BufferPool::kept_bytes() + runtime::Pool<ResponseBuffers>::kept_bytes();
+}
+
+void trim_buffer_pools() noexcept {
+  RequestReader::BufferPool::trim();
+  runtime::Pool<ResponseBuffers>::trim();
+}
+
 runtime::task<void> serve_connection(Server& server, int fd) {
   Connection connection(server, fd);
   co_await connection.serve();

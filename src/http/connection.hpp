@@ -43,6 +43,12 @@ struct ResponseBuffers {
 // connection is idle. A deliberate test seam (tests/http/idle_buffers_test.cpp): the
 // product never asks, it is how a test sees that idle connections hold no memory.
 std::size_t buffers_in_use() noexcept;
+// The capacity of the reader and response buffers waiting in the calling thread's pools
+// for the next busy connection (a test seam, as above).
+std::size_t buffers_kept() noexcept;
+// Frees the buffers of the calling thread's pools that no connection borrowed since the
+// previous call (runtime::Pool::trim); the server's sweep calls it once a trim period.
+void trim_buffer_pools() noexcept;
 
 class Connection {
  public:

@@ -2,6 +2,8 @@
 // A parsed HTTP request. Every view points into the connection's buffers and stays valid
 // until the response to this request has been written.
 #include <cstdint>
+#include <optional>
+#include <span>
 #include <string_view>
 #include <vector>
 
@@ -33,6 +35,11 @@ struct Request {
 
   // First header with this name (ASCII case-insensitive), or empty with found=false.
   std::string_view header(std::string_view name, bool* found = nullptr) const noexcept;
+  // The first header of each of `names` (ASCII case-insensitive), in one pass over the
+  // headers, for a handler that needs several: values[i] is names[i]'s, nullopt when absent.
+  // `values` has one element per name.
+  void first_headers(std::span<const std::string_view> names,
+                     std::span<std::optional<std::string_view>> values) const noexcept;
 };
 
 // Header names and values compare in ASCII only (common/ascii.hpp).

@@ -27,14 +27,20 @@ void Server::start() {
 
 runtime::task<void> Server::sweep_deadlines() {
   // A deadline is honoured within one tick: an eighth of the shortest timeout, between
-  // 10 ms and 250 ms (10 s request deadline: within 250 ms).
+  // 10 ms and 250 ms (10 s request deadline: within 250 ms). The buffer pools are trimmed
+  // at the first tick of each trim period.
   auto shortest = std::min({options_.request_timeout, options_.idle_timeout, options_.send_timeout});
   auto tick = std::clamp<std::chrono::milliseconds>(shortest / 8, std::chrono::milliseconds(10),
                                                     std::chrono::milliseconds(250));
+  auto next_trim = runtime::Clock::now() + options_.buffer_trim_period;
   for (;;) {
     co_await runtime::sleep_for(tick);
     auto now = runtime::Clock::now();
     for (Connection* c = head_; c; c = c->next) c->expire_if_due(now);
+    if (now >= next_trim) {
+      trim_buffer_pools();
+      next_trim = now + options_.buffer_trim_period;
+    }
   }
 }
 

@@ -23,6 +23,10 @@ struct ServerOptions {
   std::chrono::milliseconds idle_timeout{60'000};     // keep-alive wait for the next request
   std::chrono::milliseconds send_timeout{60'000};     // a peer that stops reading
   std::size_t max_connections = 10'000;               // on this core
+  // How often the core's reader and response buffer pools free what no request borrowed
+  // since the last time (trim_buffer_pools): after a burst of busy connections (a stall's
+  // end) they come back to what steady traffic uses within two periods.
+  std::chrono::milliseconds buffer_trim_period{10'000};
   AccessLogFormat access_log = AccessLogFormat::json;
   int access_log_fd = 1;
   // The TLS proxy's address (STOREAPI_TRUSTED_PROXY): only its X-Forwarded-For names

@@ -9,7 +9,11 @@
 // waiting at once, so objects deep in the pool, which steady traffic never reaches, are
 // borrowed, each grows to whatever response it happens to serve, and with a count alone
 // they would be kept at that size; every later stall ratchets them further (the server's
-// heap grew by 0.3-1.8 MiB per 3 s stall under the soak's traffic).
+// heap grew by 0.3-1.8 MiB per 3 s stall under the soak's traffic). Within the budget
+// they still ratchet up to it, stall after stall, so trim() frees what waited unborrowed
+// since the previous trim: a pool trimmed periodically comes back to what steady traffic
+// uses within two periods of a burst.
+#include <algorithm>
 #include <cstddef>
 #include <memory>
 #include <utility>
@@ -66,6 +70,7 @@ class Pool {
       object = s.idle.back().release();
       s.idle.pop_back();
       s.kept_bytes -= object->retained_bytes();
+      s.unborrowed = std::min(s.unborrowed, s.idle.size());
     }
     ++s.lent;
     return Lease(object);
@@ -76,11 +81,24 @@ class Pool {
   // The capacity of the objects waiting in the calling thread's pool.
   static std::size_t kept_bytes() noexcept { return state().kept_bytes; }
 
+  // Frees the objects of the calling thread's pool that nobody borrowed since the previous
+  // trim: the bottom of the stack that the pool never came down to. Borrowing takes the
+  // most recently returned object first, so those are what a burst left behind.
+  static void trim() noexcept {
+    State& s = state();
+    for (std::size_t i = 0; i < s.unborrowed; ++i) s.kept_bytes -= s.idle[i]->retained_bytes();
+    s.idle.erase(s.idle.begin(), s.idle.begin() + static_cast<std::ptrdiff_t>(s.unborrowed));
+    s.unborrowed = s.idle.size();
+  }
+
  private:
   struct State {
-    std::vector<std::unique_ptr<T>> idle;
+    std::vector<std::unique_ptr<T>> idle;  // the next borrower takes the back
     std::size_t lent = 0;
     std::size_t kept_bytes = 0;
+    // The fewest objects waiting since the previous trim: idle[0, unborrowed) were not
+    // borrowed since.
+    std::size_t unborrowed = 0;
   };
   static State& state() noexcept {
     static thread_local State s;

@@ -1,4 +1,5 @@
 #include "api/writes/validators.hpp"
+#include "api/writes/write_request.hpp"
 
 #include <gtest/gtest.h>
 

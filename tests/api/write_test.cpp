@@ -10,6 +10,8 @@
 
 #include "api/routing/read_router.hpp"
 #include "api/statements.hpp"
+#include "api/writes/write_request.hpp"
+#include "api/writes/write_statements.hpp"
 #include "runtime/reactor.hpp"
 #include "support/run_task.hpp"
 
@@ -21,30 +23,28 @@ constexpr json::Field kFields[] = {
     {"quantity", json::FieldType::int32},
 };
 
-Checked check(FieldValues v) {
-  if (v[0].text != "set") return Checked::refused(ErrorCode::parameter_invalid, "mode", "Expected set.");
-  return Checked::passed();
-}
-
-int added = 0;  // how often the endpoint's statement was added (reset by each test)
+int added = 0;  // how often the endpoint's rules passed and gave its statement (reset by each test)
 std::string added_mode;
 
-void add(db::Unit&, const Context&, FieldValues v, db::Param, db::Param) {
+WriteCall read_mode(const Context& ctx, FieldValues v) {
+  if (v[0].text != "set") return Checked::refused(ErrorCode::parameter_invalid, "mode", "Expected set.");
   ++added;
   added_mode = std::string(v[0].text);
+  return {kAcceptBooking, ctx.caller.store(), ctx.match.id};
 }
 
-constexpr WriteEndpoint kEndpoint{kFields, check, add};
+constexpr WriteEndpoint kEndpoint{kFields, read_mode};
 
 class RunWrite : public ::testing::Test {
  protected:
   void SetUp() override {
     added = 0;
     added_mode.clear();
+    match_.id = "booking-1";  // the path's id, a parameter of the endpoint's statement
   }
 
-  // Runs the write for a request with this body, headers and query string.
-  void write(std::string body, std::vector<http::Header> headers, std::string query = "") {
+  // A request with this body, headers and query string (views into the fixture's strings).
+  http::Request request(std::string body, std::vector<http::Header> headers, std::string query) {
     body_ = std::move(body);
     body_.append(http::Request::kBodyPadding, '\0');  // simdjson reads past the end
     headers_ = std::move(headers);
@@ -56,11 +56,25 @@ class RunWrite : public ::testing::Test {
     req.query = query_;
     req.body = std::string_view(body_).substr(0, body_.size() - http::Request::kBodyPadding);
     req.request_id = "req_test";
+    req.trace_id = "0af7651916cd43dd8448eb211c80319c";  // the statement's last parameter
     req.headers = &headers_;
+    return req;
+  }
+
+  // Runs the write for a request with this body, headers and query string.
+  void write(std::string body, std::vector<http::Header> headers, std::string query = "") {
+    const http::Request req = request(std::move(body), std::move(headers), std::move(query));
     res_.reset();
     Context ctx{req, res_, caller_, match_, services_};
     runtime::Reactor reactor(0, {});
     testing::run_task(reactor, run_write(ctx, kEndpoint));
+  }
+
+  // Reads the request as run_write does, into buffers_ (the request stays in req_).
+  WriteRequest read(std::string body, std::vector<http::Header> headers, std::string query = "") {
+    req_ = request(std::move(body), std::move(headers), std::move(query));
+    Context ctx{req_, res_, caller_, match_, services_};
+    return read_write(ctx, kEndpoint, buffers_);
   }
 
   std::string code() const { return std::string(res_.notes.error_code); }
@@ -86,6 +100,8 @@ class RunWrite : public ::testing::Test {
   std::string body_, query_;
   std::vector<http::Header> headers_;
   http::Response res_;
+  http::Request req_;
+  WriteBuffers buffers_;
 };
 
 const std::vector<http::Header> kJson{{"Content-Type", "application/json"}};
@@ -129,7 +145,9 @@ TEST_F(RunWrite, TheIdempotencyKeysFormatAfterTheBody) {
   write(R"({"mode":"set"})", bad_key);
   EXPECT_EQ(res_.status, 400);
   EXPECT_TRUE(body_has(R"("param":"Idempotency-Key")"));
-  EXPECT_EQ(added, 0);
+  // The rules passed and gave the statement once, with the request read; the key's format
+  // stopped it before the database (400, not the never-started pool's 503).
+  EXPECT_EQ(added, 1);
 }
 
 TEST_F(RunWrite, AValidWriteReachesTheDatabase) {
@@ -146,6 +164,62 @@ TEST_F(RunWrite, AnEmptyBodyIsAnEmptyObject) {
   write("", {});
   EXPECT_EQ(res_.status, 400);
   EXPECT_EQ(code(), "parameter_missing");
+}
+
+// read_write alone, on the same request as run_write's tests.
+class ReadWrite : public RunWrite {};
+
+// One value holds what the write needs to its answer: the endpoint's statement (its rules
+// run once), the key with its fingerprint, and the Authorization a fenced retry sends again.
+TEST_F(ReadWrite, TheRequestIsReadIntoOneValue) {
+  std::vector<http::Header> headers = kJson;
+  headers.push_back({"Authorization", "Bearer first"});
+  headers.push_back({"Idempotency-Key", "k-1"});
+  headers.push_back({"authorization", "Bearer second"});
+  const WriteRequest write = read(R"({"quantity":3,"mode":"set"})", headers);
+  EXPECT_EQ(added, 1);
+  ASSERT_TRUE(write.call.verdict().ok());
+  EXPECT_EQ(&write.call.statement(), &kAcceptBooking);
+  EXPECT_EQ(write.call.params().size(), 2u);  // the store and the path's id
+  EXPECT_TRUE(write.keyed());
+  EXPECT_EQ(write.key.text, "k-1");
+  const FieldValues values = std::span(buffers_.values).first(std::size(kFields));
+  EXPECT_EQ(write.key.fingerprint, fingerprint(req_, ValidatedBody{kFields, values}));
+  EXPECT_EQ(write.authorization, "Bearer first");
+}
+
+// A refused body keeps its key, bound to the raw bytes (the rejection is stored under it).
+TEST_F(ReadWrite, ARefusedBodysKeyIsBoundToItsRawBytes) {
+  std::vector<http::Header> headers = kJson;
+  headers.push_back({"Idempotency-Key", "k-1"});
+  const WriteRequest write = read(R"({"mode":"adjust"})", headers);
+  EXPECT_EQ(added, 0);
+  EXPECT_EQ(write.call.verdict(), Checked::refused(ErrorCode::parameter_invalid, "mode", "Expected set."));
+  EXPECT_TRUE(write.keyed());
+  EXPECT_EQ(write.key.fingerprint, fingerprint(req_, std::nullopt));
+}
+
+// A refused query string is answered as it is: nothing after it is read, the key neither.
+TEST_F(ReadWrite, ARefusedQueryStringIsReadFirstAndAlone) {
+  std::vector<http::Header> headers = kJson;
+  headers.push_back({"Idempotency-Key", "k-1"});
+  headers.push_back({"Authorization", "Bearer first"});
+  const WriteRequest write = read(R"({"mode":"set"})", headers, "a%20b=1");
+  EXPECT_EQ(added, 0);
+  EXPECT_EQ(write.call.verdict().code(), ErrorCode::parameter_unknown);
+  EXPECT_EQ(write.call.verdict().param(), "a b");
+  EXPECT_EQ(write.key.state, IdempotencyKey::State::absent);
+  EXPECT_FALSE(write.authorization);
+}
+
+TEST(WriteCall, ARefusalOrTheStatementWithItsOwnParameters) {
+  const WriteCall refused = Checked::refused(ErrorCode::parameter_invalid, "mode");
+  EXPECT_FALSE(refused.verdict().ok());
+  EXPECT_TRUE(refused.params().empty());
+  const WriteCall call{kChangeStock, "s", std::int64_t{3}, db::Param(std::nullopt), "true"};
+  EXPECT_TRUE(call.verdict().ok());
+  EXPECT_EQ(&call.statement(), &kChangeStock);
+  EXPECT_EQ(call.params().size(), 4u);
 }
 
 }  // namespace

@@ -11,7 +11,7 @@
 #include <cstdlib>
 #include <string>
 
-#include "api/writes/validators.hpp"
+#include "api/writes/write_request.hpp"
 #include "auth/api_key.hpp"
 #include "common/time.hpp"
 #include "common/uuid.hpp"

@@ -94,5 +94,24 @@ TEST(IdleBuffers, EveryConnectionIsServedWhenTheReceiveRingRunsDry) {
   EXPECT_TRUE(all_idle(served, kClients));
 }
 
+// A burst (every client's request at once, as when a stall ends) leaves a buffer of each
+// kind per client waiting in the core's pools; the server's sweep frees them once no
+// request borrowed them for a trim period (trim_buffer_pools), instead of keeping them
+// until the next burst. Seen failing without the sweep's trim: they stayed.
+TEST(IdleBuffers, WhatABurstLeftInThePoolsIsFreedOnceNoRequestNeedsIt) {
+  OkHandler handler;
+  ServerOptions options;
+  options.buffer_trim_period = 50ms;
+  ServedByOneCore served(handler, {}, options);
+  std::vector<HttpClient> clients;
+  for (std::size_t i = 0; i < kClients; ++i) clients.emplace_back(served.port());
+  ASSERT_TRUE(all_idle(served, kClients));
+  for (HttpClient& c : clients) ASSERT_TRUE(c.send("GET", "/burst"));
+  for (std::size_t i = 0; i < clients.size(); ++i) ASSERT_TRUE(clients[i].read_response()) << "connection " << i;
+  ASSERT_TRUE(all_idle(served, kClients));
+  EXPECT_TRUE(eventually([&] { return served.on_core([] { return buffers_kept() == 0; }); }, 10s))
+      << "the burst's buffers stayed in the pools";
+}
+
 }  // namespace
 }  // namespace storeapi::http

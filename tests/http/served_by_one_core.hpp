@@ -14,10 +14,10 @@ namespace storeapi::http {
 
 class ServedByOneCore {
  public:
-  explicit ServedByOneCore(Handler& handler, runtime::Reactor::Options reactor_options = {})
+  explicit ServedByOneCore(Handler& handler, runtime::Reactor::Options reactor_options = {},
+                           ServerOptions options = {})
       : listen_fd_(runtime::listen_tcp({"127.0.0.1", 0})) {
     port_ = runtime::local_port(listen_fd_);
-    ServerOptions options;
     options.access_log = AccessLogFormat::off;
     cores_ = std::make_unique<runtime::Cores>(1, [&](runtime::Reactor&) {
       server_ = std::make_unique<Server>(listen_fd_, handler, options);

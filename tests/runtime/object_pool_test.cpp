@@ -91,6 +91,34 @@ TEST(ObjectPool, WhatWaitsAfterBurstsIsBoundedInBytes) {
   EXPECT_EQ(GrownPool::kept_bytes(), kept);
 }
 
+// A burst borrows objects deep in the pool; steady traffic afterwards borrows one at a
+// time, the most recently returned. A trim frees what was not borrowed since the previous
+// trim, so the second trim after the burst keeps only the object steady traffic used.
+// Seen failing without the low-water mark: the first trim kept all ten, the second freed
+// the one in use too (or, never lowered, nothing at all).
+TEST(ObjectPool, TrimFreesWhatNobodyBorrowedSinceTheLastTrim) {
+  ScratchPool::trim();
+  ScratchPool::trim();  // nothing borrowed in between: whatever earlier tests left is freed
+  ASSERT_EQ(ScratchPool::kept_bytes(), 0u);
+  {
+    std::vector<ScratchPool::Lease> burst;
+    for (int i = 0; i < 10; ++i) {
+      burst.push_back(ScratchPool::borrow());
+      burst.back()->text.assign(500, 'x');
+    }
+  }
+  const std::size_t one = ScratchPool::borrow()->text.capacity();
+  ASSERT_GE(one, 500u);
+  EXPECT_EQ(ScratchPool::kept_bytes(), 10 * one);
+  ScratchPool::trim();
+  EXPECT_EQ(ScratchPool::kept_bytes(), 10 * one) << "all ten were borrowed since the previous trim";
+  for (int i = 0; i < 5; ++i) ScratchPool::borrow();  // steady traffic: one at a time
+  ScratchPool::trim();
+  EXPECT_EQ(ScratchPool::kept_bytes(), one) << "the nine only the burst used are freed";
+  ScratchPool::Lease warm = ScratchPool::borrow();
+  EXPECT_GE(warm->text.capacity(), 500u) << "steady traffic's object stays warm";
+}
+
 TEST(ObjectPool, EachThreadCountsItsOwnLeases) {
   ScratchPool::Lease here = ScratchPool::borrow();
   std::size_t there = 99;

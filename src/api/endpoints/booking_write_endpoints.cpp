@@ -7,18 +7,14 @@
 namespace storeapi::api {
 namespace {
 
-void add_accept(db::Unit& unit, const Context& ctx, FieldValues, db::Param key, db::Param fingerprint) {
-  unit.add(kAcceptBooking, {ctx.caller.store(), ctx.match.id, key, fingerprint, ctx.req.trace_id});
-}
+WriteCall read_accept(const Context& ctx, FieldValues) { return {kAcceptBooking, ctx.caller.store(), ctx.match.id}; }
 
-void add_cancel(db::Unit& unit, const Context& ctx, FieldValues, db::Param key, db::Param fingerprint) {
-  unit.add(kCancelBooking, {ctx.caller.store(), ctx.match.id, key, fingerprint, ctx.req.trace_id});
-}
+WriteCall read_cancel(const Context& ctx, FieldValues) { return {kCancelBooking, ctx.caller.store(), ctx.match.id}; }
 
 }  // namespace
 
-runtime::task<void> post_booking_accept(Context& ctx) { return run_write(ctx, {{}, nullptr, add_accept}); }
+runtime::task<void> post_booking_accept(Context& ctx) { return run_write(ctx, {{}, read_accept}); }
 
-runtime::task<void> post_booking_cancel(Context& ctx) { return run_write(ctx, {{}, nullptr, add_cancel}); }
+runtime::task<void> post_booking_cancel(Context& ctx) { return run_write(ctx, {{}, read_cancel}); }
 
 }  // namespace storeapi::api

@@ -15,7 +15,7 @@ constexpr json::Field kFields[] = {
     {"tracking_carrier", json::FieldType::string},
 };
 
-Checked check(FieldValues v) {
+WriteCall read_fulfillment(const Context& ctx, FieldValues v) {
   if (!is_one_of(v[0].text, kFulfillmentStatuses)) {
     return Checked::refused(ErrorCode::parameter_invalid, kFields[0].name, OneOfMessage<kFulfillmentStatuses>::text);
   }
@@ -24,17 +24,11 @@ Checked check(FieldValues v) {
       return Checked::refused(ErrorCode::parameter_invalid, kFields[i].name, "Expected 1 to 100 characters.");
     }
   }
-  return Checked::passed();
-}
-
-void add(db::Unit& unit, const Context& ctx, FieldValues v, db::Param key, db::Param fingerprint) {
-  unit.add(kFulfillOrder,
-           {ctx.caller.store(), ctx.match.id, v[0].text, optional_text(v[1]), optional_text(v[2]), key, fingerprint,
-            ctx.req.trace_id});
+  return {kFulfillOrder, ctx.caller.store(), ctx.match.id, v[0].text, optional_text(v[1]), optional_text(v[2])};
 }
 
 }  // namespace
 
-runtime::task<void> post_order_fulfillment(Context& ctx) { return run_write(ctx, {kFields, check, add}); }
+runtime::task<void> post_order_fulfillment(Context& ctx) { return run_write(ctx, {kFields, read_fulfillment}); }
 
 }  // namespace storeapi::api

@@ -20,7 +20,7 @@ constexpr json::Field kVariantFields[] = {
     {"discount_value", json::FieldType::string},
 };
 
-Checked check_variant(FieldValues v) {
+WriteCall read_variant(const Context& ctx, FieldValues v) {
   const json::FieldValue& price = v[0];
   const json::FieldValue& type = v[1];
   const json::FieldValue& value = v[2];
@@ -34,13 +34,9 @@ Checked check_variant(FieldValues v) {
     return Checked::refused(ErrorCode::parameter_invalid, "discount_type", "Expected percentage, fixed or null.");
   if (value.present && !is_decimal_amount(value.text))
     return Checked::refused(ErrorCode::parameter_invalid, "discount_value", kAmountMessage);
-  return Checked::passed();
-}
-
-void add_variant(db::Unit& unit, const Context& ctx, FieldValues v, db::Param key, db::Param fingerprint) {
-  unit.add(kUpdateVariant, {ctx.caller.store(), ctx.match.id, ctx.match.variant_id, optional_text(v[0]),
-                            v[1].present ? "true" : "false", optional_text(v[1]), optional_text(v[2]), key, fingerprint,
-                            ctx.req.trace_id});
+  return {kUpdateVariant,       ctx.caller.store(),   ctx.match.id,
+          ctx.match.variant_id, optional_text(price), type.present ? "true" : "false",
+          optional_text(type),  optional_text(value)};
 }
 
 constexpr json::Field kStockFields[] = {
@@ -49,7 +45,7 @@ constexpr json::Field kStockFields[] = {
     {"note", json::FieldType::string},
 };
 
-Checked check_stock(FieldValues v) {
+WriteCall read_stock(const Context& ctx, FieldValues v) {
   const std::string_view mode = v[0].text;
   const std::int64_t quantity = v[1].number;
   if (!is_one_of(mode, kStockModes))
@@ -60,18 +56,14 @@ Checked check_stock(FieldValues v) {
     return Checked::refused(ErrorCode::parameter_invalid, "quantity", "With mode adjust, quantity must not be 0.");
   if (v[2].present && code_points(v[2].text) > 200)
     return Checked::refused(ErrorCode::parameter_invalid, "note", "Expected at most 200 characters.");
-  return Checked::passed();
-}
-
-void add_stock(db::Unit& unit, const Context& ctx, FieldValues v, db::Param key, db::Param fingerprint) {
-  unit.add(kChangeStock, {ctx.caller.store(), ctx.match.id, ctx.match.variant_id, v[0].text, v[1].number,
-                          optional_text(v[2]), ctx.caller.key(), key, fingerprint, ctx.req.trace_id});
+  return {kChangeStock, ctx.caller.store(), ctx.match.id,        ctx.match.variant_id,
+          mode,         quantity,           optional_text(v[2]), ctx.caller.key()};
 }
 
 }  // namespace
 
-runtime::task<void> patch_variant(Context& ctx) { return run_write(ctx, {kVariantFields, check_variant, add_variant}); }
+runtime::task<void> patch_variant(Context& ctx) { return run_write(ctx, {kVariantFields, read_variant}); }
 
-runtime::task<void> post_variant_stock(Context& ctx) { return run_write(ctx, {kStockFields, check_stock, add_stock}); }
+runtime::task<void> post_variant_stock(Context& ctx) { return run_write(ctx, {kStockFields, read_stock}); }
 
 }  // namespace storeapi::api

@@ -2,7 +2,7 @@
 
 #include <cstdio>
 
-#include "http/query.hpp"
+#include "api/routing/query_refusal.hpp"
 
 namespace storeapi::api {
 
@@ -21,14 +21,16 @@ runtime::task<db::Outcome> run_unit(Context& ctx, db::Unit& unit) {
   co_return co_await run_unit(ctx, unit, *pod);
 }
 
+runtime::task<UnitRan> run_write_unit(Context& ctx, db::Unit& unit, Pod& pod, std::size_t statement) {
+  const db::Outcome outcome = co_await run_unit(ctx, unit, pod);
+  co_return database_answered(ctx, outcome, unit.result(statement)) ? UnitRan::answered : UnitRan::failed;
+}
+
 bool refuse_query_params(Context& ctx) {
-  http::Query query;  // its views are used before this returns
-  if (const http::QueryResult parsed = query.parse(ctx.req.query); !parsed.ok()) {
-    fail(ctx, ErrorCode::parameter_invalid, parsed.param, parsed.message);
-    return true;
-  }
-  if (query.params().empty()) return false;
-  fail(ctx, ErrorCode::parameter_unknown, query.params().front().name);
+  http::Query query;  // the refusal's views are used before this returns
+  const Checked checked = check_no_query_params(query, ctx.req.query);
+  if (checked.ok()) return false;
+  fail(ctx, checked);
   return true;
 }
 

@@ -1,6 +1,8 @@
 #pragma once
 // What an endpoint works with: the request, the response it fills, the authenticated
 // caller, the matched route, and the core's services.
+#include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <optional>
 #include <string_view>
@@ -77,5 +79,14 @@ bool refuse_query_params(Context& ctx);
 // database was unreachable, overloaded, or cancelled the statement (statement_timeout,
 // shutdown), else 500 with the failure written to stderr, and returns false.
 bool database_answered(Context& ctx, db::Outcome outcome, const db::Result& result);
+
+// How a unit's statement came out for the request: its result is there to read, or the
+// request is answered already (503 or 500, as database_answered answers).
+enum class UnitRan : std::uint8_t { answered, failed };
+
+// A write's unit on `pod`: run_unit, then database_answered on its statement `statement`,
+// in one call, so that a write's path enters this file once (docs/ARCHITECTURE.md §2,
+// "A write, read once").
+runtime::task<UnitRan> run_write_unit(Context& ctx, db::Unit& unit, Pod& pod, std::size_t statement);
 
 }  // namespace storeapi::api

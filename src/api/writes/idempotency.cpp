@@ -1,7 +1,5 @@
 #include "api/writes/idempotency.hpp"
 
-#include "metrics/registry.hpp"
-
 #include <algorithm>
 #include <chrono>
 
@@ -25,12 +23,11 @@ bool is_valid_idempotency_key(std::string_view key) {
          std::all_of(key.begin(), key.end(), [](char c) { return c >= 0x20 && c <= 0x7e; });
 }
 
-IdempotencyKey read_idempotency_key(const http::Request& req, const std::optional<ValidatedBody>& body) {
-  bool present = false;
-  std::string_view value = req.header("idempotency-key", &present);
-  if (!present) return {};
-  if (!is_valid_idempotency_key(value)) return {IdempotencyKey::State::invalid, {}, {}};
-  return {IdempotencyKey::State::valid, value, fingerprint(req, body)};
+IdempotencyKey read_idempotency_key(std::optional<std::string_view> header, const http::Request& req,
+                                    const std::optional<ValidatedBody>& body) {
+  if (!header) return {};
+  if (!is_valid_idempotency_key(*header)) return {IdempotencyKey::State::invalid, {}, {}};
+  return {IdempotencyKey::State::valid, *header, fingerprint(req, body)};
 }
 
 std::string fingerprint(const http::Request& req, const std::optional<ValidatedBody>& body) {
@@ -57,15 +54,6 @@ std::string fingerprint(const http::Request& req, const std::optional<ValidatedB
     text.append("\n");
   }
   return crypto::sha256_hex(text);
-}
-
-std::optional<KeyOutcome> parse_key_outcome(std::string_view text) {
-  if (text == "run") return KeyOutcome::run;
-  if (text == "replay") return KeyOutcome::replay;
-  if (text == "mismatch") return KeyOutcome::mismatch;
-  if (text == "in_progress") return KeyOutcome::in_progress;
-  if (text == "fenced") return KeyOutcome::fenced;
-  return std::nullopt;
 }
 
 namespace {
@@ -96,29 +84,5 @@ runtime::task<void> purge_idempotency_keys(Pods& pods) {
       if (Pod* pod = co_await pods.find(name)) co_await purge_pod(pod->primary());
   }
 }
-
-namespace {
-
-// By KeyOutcome, then "released"; looked up once per thread (the lookup takes the
-// registry's lock).
-metrics::Counter& key_outcome_counter(std::size_t index) {
-  static constexpr std::array<std::string_view, 6> kLabels{"run",         "replay", "mismatch",
-                                                           "in_progress", "fenced", "released"};
-  thread_local std::array<metrics::Counter*, kLabels.size()> counters{};
-  if (!counters[index])
-    counters[index] = &metrics::Registry::process()
-                           .counter("storeapi_idempotency_outcomes_total",
-                                    "Writes with an Idempotency-Key, by outcome (run, replay, mismatch, in_progress, "
-                                    "fenced: held by a move, released: failed with a 5xx, the key left free).",
-                                    {"outcome"})
-                           .with({kLabels[index]});
-  return *counters[index];
-}
-
-}  // namespace
-
-static_assert(static_cast<int>(KeyOutcome::fenced) == 4, "labels above follow KeyOutcome's order");
-void count_key_outcome(KeyOutcome outcome) { key_outcome_counter(static_cast<std::size_t>(outcome)).inc(); }
-void count_key_released() { key_outcome_counter(5).inc(); }
 
 }  // namespace storeapi::api

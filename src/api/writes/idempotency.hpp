@@ -1,7 +1,9 @@
 #pragma once
-// The Idempotency-Key of a write (docs/DECISIONS.md, "Idempotency"): the header's rules,
-// the request fingerprint a key is bound to, how a write's statement took its key, and
-// the purge of the idempotency_keys table (sql/functions/30_idempotency.sql).
+// The Idempotency-Key of a write (docs/DECISIONS.md, "Idempotency"): the header's rules
+// and the request fingerprint a key is bound to, read before the write goes to the
+// database, and the purge of the idempotency_keys table (sql/functions/30_idempotency.sql).
+// How a write's statement took its key is read from its answer (KeyOutcome,
+// api/writes/write_statements.hpp).
 #include <cstdint>
 #include <optional>
 #include <span>
@@ -38,9 +40,11 @@ struct IdempotencyKey {
 // bytes PostgreSQL text cannot hold out of the database).
 bool is_valid_idempotency_key(std::string_view key);
 
-// The request's Idempotency-Key header (the first, if sent twice), fingerprinted with
+// The request's Idempotency-Key, `header` (its first value; nullopt when not sent: the
+// write reads its headers in one pass, api/writes/write_request.hpp), fingerprinted with
 // `body` (nullopt: the body failed validation) when it is valid.
-IdempotencyKey read_idempotency_key(const http::Request& req, const std::optional<ValidatedBody>& body);
+IdempotencyKey read_idempotency_key(std::optional<std::string_view> header, const http::Request& req,
+                                    const std::optional<ValidatedBody>& body);
 
 // SHA-256 (hex) over the method, the path as sent (ids included) and the body: its
 // validated fields in declaration order, each as absent, null, a length-prefixed string
@@ -49,28 +53,10 @@ IdempotencyKey read_idempotency_key(const http::Request& req, const std::optiona
 // by), its raw bytes under a name no field has, so that it never equals a validated one.
 std::string fingerprint(const http::Request& req, const std::optional<ValidatedBody>& body);
 
-// How a keyed write's statement took its key (the outcome column of every write
-// statement, sql/functions/30_idempotency.sql).
-enum class KeyOutcome : std::uint8_t {
-  run,          // the write ran (or the request had no key)
-  replay,       // answered with the stored result; nothing ran
-  mismatch,     // the key belongs to another request
-  in_progress,  // the key's first request is still running
-  fenced,       // the store's writes are held on this database (a move); nothing ran
-};
-// nullopt for a text that is none of them.
-std::optional<KeyOutcome> parse_key_outcome(std::string_view text);
-
 // (limit) → how many expired keys were deleted.
 #define STOREAPI_PURGED_KEYS_COLUMNS(X) X(purge_idempotency_keys, int4)
 STOREAPI_DB_ROW(PurgedKeys, STOREAPI_PURGED_KEYS_COLUMNS);
 extern const db::Statement kPurgeIdempotencyKeys;
-
-// storeapi_idempotency_outcomes_total: what a keyed write's claim came to (run, replay,
-// mismatch, in_progress), and "released": a keyed write that failed with a 5xx, whose
-// rolled-back transaction left the key free.
-void count_key_outcome(KeyOutcome outcome);
-void count_key_released();
 
 // Deletes keys taken more than 24 hours ago, every few minutes, forever, on every pod the
 // directory lists then. Expiry itself is exact without it (an expired key is free again

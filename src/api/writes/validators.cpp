@@ -2,18 +2,10 @@
 
 #include <algorithm>
 
-#include "http/request.hpp"
-
 namespace storeapi::api {
 namespace {
 
 bool is_digit(char c) { return c >= '0' && c <= '9'; }
-
-std::string_view trim_whitespace(std::string_view text) {
-  const std::size_t first = text.find_first_not_of(" \t");
-  if (first == std::string_view::npos) return {};
-  return text.substr(first, text.find_last_not_of(" \t") - first + 1);
-}
 
 // Number of leading ASCII digits of `text`.
 std::size_t leading_digits(std::string_view text) {
@@ -65,10 +57,6 @@ bool is_email(std::string_view text) {
 
 bool is_one_of(std::string_view value, std::span<const std::string_view> allowed) {
   return std::find(allowed.begin(), allowed.end(), value) != allowed.end();
-}
-
-bool is_json_media_type(std::string_view content_type) {
-  return http::iequals(trim_whitespace(content_type.substr(0, content_type.find(';'))), "application/json");
 }
 
 }  // namespace storeapi::api

@@ -26,8 +26,4 @@ bool is_email(std::string_view text);
 
 bool is_one_of(std::string_view value, std::span<const std::string_view> allowed);
 
-// A Content-Type header value naming JSON: `application/json` in any case, optionally
-// followed by parameters (`; charset=utf-8`), with optional spaces or tabs around.
-bool is_json_media_type(std::string_view content_type);
-
 }  // namespace storeapi::api

@@ -1,11 +1,11 @@
 #include "api/writes/write.hpp"
 
+#include <algorithm>
 #include <array>
 #include <cstdio>
 #include <string>
 
-#include "api/writes/idempotency.hpp"
-#include "api/writes/validators.hpp"
+#include "api/writes/write_request.hpp"
 #include "api/writes/write_statements.hpp"
 #include "json/writer.hpp"
 #include "metrics/registry.hpp"
@@ -27,41 +27,26 @@ void count_fenced_write() {
   fenced.inc();
 }
 
-// `values` and `texts` are the request's (run_write's frame): what they hold lasts across
-// the write's suspensions.
-Checked validate(Context& ctx, const WriteEndpoint& endpoint, std::span<json::FieldValue> values,
-                 json::BodyTexts& texts) {
-  // An empty body is {} whatever its type says; a body needs to say it is JSON.
-  if (!ctx.req.body.empty()) {
-    bool found = false;
-    std::string_view type = ctx.req.header("content-type", &found);
-    if (!found || !is_json_media_type(type)) return Checked::refused(ErrorCode::unsupported_media_type, std::nullopt);
-  }
-  if (auto error = ctx.services.body_parser.parse(ctx.req.body, ctx.req.body.size() + http::Request::kBodyPadding,
-                                                   endpoint.fields, values, texts)) {
-    return Checked::refused(error_code(error->kind), error->param, error->message);
-  }
-  return endpoint.check ? endpoint.check(values) : Checked::passed();
+// storeapi_idempotency_outcomes_total: what a keyed write's claim came to (run, replay,
+// mismatch, in_progress, fenced), and "released": a keyed write that failed with a 5xx,
+// whose rolled-back transaction left the key free. By KeyOutcome, then "released"; looked
+// up once per thread (the lookup takes the registry's lock).
+void count_key(std::size_t index) {
+  static constexpr std::array<std::string_view, 6> kLabels{"run",         "replay", "mismatch",
+                                                           "in_progress", "fenced", "released"};
+  thread_local std::array<metrics::Counter*, kLabels.size()> counters{};
+  if (!counters[index])
+    counters[index] = &metrics::Registry::process()
+                           .counter("storeapi_idempotency_outcomes_total",
+                                    "Writes with an Idempotency-Key, by outcome (run, replay, mismatch, in_progress, "
+                                    "fenced: held by a move, released: failed with a 5xx, the key left free).",
+                                    {"outcome"})
+                           .with({kLabels[index]});
+  counters[index]->inc();
 }
-
-// The write as its request gives it, read once (docs/DECISIONS.md, "Idempotency") and
-// handed down: the validation's verdict, then its key with the fingerprint the key is
-// bound to (the validated fields, or the raw body of a rejected request). The values and
-// texts it was read into are run_write's (its frame).
-struct WriteRequest {
-  Checked validation;
-  IdempotencyKey key;
-
-  bool keyed() const noexcept { return key.state == IdempotencyKey::State::valid; }
-};
-
-WriteRequest read_write(Context& ctx, const WriteEndpoint& endpoint, std::span<json::FieldValue> values,
-                        json::BodyTexts& texts) {
-  WriteRequest write{validate(ctx, endpoint, values, texts), {}};
-  write.key = read_idempotency_key(
-      ctx.req, write.validation.ok() ? std::optional(ValidatedBody{endpoint.fields, values}) : std::nullopt);
-  return write;
-}
+static_assert(static_cast<int>(KeyOutcome::fenced) == 4, "count_key's labels follow KeyOutcome's order");
+void count_key_outcome(KeyOutcome outcome) { count_key(static_cast<std::size_t>(outcome)); }
+void count_key_released() { count_key(5); }
 
 // How a rejection is kept under its key: {"code","param","message"}, wrapped into the
 // error envelope (with the answering request's id) whenever it is answered.
@@ -119,12 +104,14 @@ enum class Finished : std::uint8_t {
 // the write `carries` the dispatchers' wake-up (DispatcherWake) — and answers, unless the
 // pod fenced it. A 5xx (the statement failed, or its connection was lost) leaves the key
 // free without more work: the transaction that would have stored the answer rolled back.
-// `keyed`: the request has a valid Idempotency-Key (WriteRequest).
+// `keyed`: the request has a valid Idempotency-Key (WriteRequest). What it reads after the
+// database is the statement's answer; what it needs of the request came down with it.
 runtime::task<Finished> finish(Context& ctx, db::Unit& unit, Pod& pod, bool carries, bool keyed) {
-  const db::Outcome outcome = co_await run_unit(ctx, unit, pod);
   // The write's statement follows the NOTIFY, if any (run_unit may add statements after).
-  const db::Result& written = unit.result(carries ? 1 : 0);
-  const bool answered = database_answered(ctx, outcome, written);
+  const std::size_t statement = carries ? 1 : 0;
+  const UnitRan ran = co_await run_write_unit(ctx, unit, pod, statement);
+  const bool answered = ran == UnitRan::answered;
+  const db::Result& written = unit.result(statement);
   const auto row = written.row<WriteAnswer>(0);
   const std::optional<KeyOutcome> taken =
       answered && written.rows() == 1 ? parse_key_outcome(row.outcome()) : std::nullopt;
@@ -167,7 +154,7 @@ runtime::task<Finished> finish(Context& ctx, db::Unit& unit, Pod& pod, bool carr
 // the next try goes to the store's pod as the directory has it then. Past
 // kFencedRetryFor it is answered 503 with Retry-After.
 template <class Build>
-runtime::task<void> write_on_pod(Context& ctx, bool keyed, Build build) {
+runtime::task<void> write_on_pod(Context& ctx, const WriteRequest& write, Build build) {
   const auto give_up_at = runtime::Clock::now() + kFencedRetryFor;
   for (bool first = true;; first = false) {
     Pod* pod = co_await ctx.services.pods.find(ctx.caller.pod);
@@ -177,7 +164,7 @@ runtime::task<void> write_on_pod(Context& ctx, bool keyed, Build build) {
     }
     db::Unit unit;
     const bool carries = build(unit, *pod);
-    const Finished finished = co_await finish(ctx, unit, *pod, carries, keyed);
+    const Finished finished = co_await finish(ctx, unit, *pod, carries, write.keyed());
     if (finished == Finished::answered) co_return;
     count_fenced_write();
     if (runtime::Clock::now() + kFencedRetryStep >= give_up_at) {
@@ -188,10 +175,7 @@ runtime::task<void> write_on_pod(Context& ctx, bool keyed, Build build) {
     // instead of meeting the fence themselves.
     if (first) ctx.services.forget_store(ctx.caller.store());
     co_await runtime::sleep_for(kFencedRetryStep);
-    bool present = false;
-    const std::string_view authorization = ctx.req.header("authorization", &present);
-    if (!co_await ctx.services.authenticator.relocate(present ? std::optional(authorization) : std::nullopt,
-                                                       ctx.caller)) {
+    if (!co_await ctx.services.authenticator.relocate(write.authorization, ctx.caller)) {
       fail_unavailable(ctx);
       co_return;
     }
@@ -201,31 +185,38 @@ runtime::task<void> write_on_pod(Context& ctx, bool keyed, Build build) {
 // A rejection is answered, and stored under the key when the request has a valid one
 // (the spec keeps every 4xx); the key is bound to the raw body then (read_write).
 runtime::task<void> reject(Context& ctx, const WriteRequest& write) {
-  const Checked& rejection = write.validation;
+  const Checked& rejection = write.call.verdict();
   if (!write.keyed()) {
     fail(ctx, rejection);
     co_return;
   }
   const std::string body = stored_error(rejection);
-  co_await write_on_pod(ctx, true, [&](db::Unit& unit, Pod&) {
+  co_await write_on_pod(ctx, write, [&](db::Unit& unit, Pod&) {
     unit.add(kStoreRejection, {ctx.caller.store(), write.key.text, std::string_view(write.key.fingerprint),
                                error_info(rejection.code()).status, std::string_view(body)});
     return false;  // it queues nothing to announce
   });
 }
 
+// The endpoint's statement with its own parameters (WriteCall), then the key, the
+// fingerprint and the trace id.
+void add_call(db::Unit& unit, const WriteCall& call, db::Param key, db::Param fingerprint, std::string_view trace) {
+  std::array<db::Param, kMaxWriteParams + 3> params;
+  const std::span<const db::Param> own = call.params();
+  std::copy(own.begin(), own.end(), params.begin());
+  params[own.size()] = key;
+  params[own.size() + 1] = fingerprint;
+  params[own.size() + 2] = trace;
+  unit.add(call.statement(), std::span<const db::Param>(params).first(own.size() + 3));
+}
+
 }  // namespace
 
 runtime::task<void> run_write(Context& ctx, WriteEndpoint endpoint) {
-  // Before the key is read: a refused query string is not the endpoint's answer and is
-  // never stored under the key.
-  if (refuse_query_params(ctx)) co_return;
-  // The body's values, owned by this frame: valid across the co_awaits below.
-  std::array<json::FieldValue, kMaxWriteFields> storage;
-  const std::span<json::FieldValue> values = std::span(storage).first(endpoint.fields.size());
-  json::BodyTexts texts;
-  const WriteRequest write = read_write(ctx, endpoint, values, texts);
-  if (!write.validation.ok()) {
+  // What the request is read into, owned by this frame: valid across the co_awaits below.
+  WriteBuffers buffers;
+  const WriteRequest write = read_write(ctx, endpoint, buffers);
+  if (!write.call.verdict().ok()) {
     co_await reject(ctx, write);
     co_return;
   }
@@ -237,12 +228,12 @@ runtime::task<void> run_write(Context& ctx, WriteEndpoint endpoint) {
   const db::Param key_param = write.keyed() ? db::Param(write.key.text) : db::Param(std::nullopt);
   const db::Param fingerprint_param =
       write.keyed() ? db::Param(std::string_view(write.key.fingerprint)) : db::Param(std::nullopt);
-  co_await write_on_pod(ctx, write.keyed(), [&](db::Unit& unit, Pod& pod) {
+  co_await write_on_pod(ctx, write, [&](db::Unit& unit, Pod& pod) {
     // First, so that a failed NOTIFY fails the write too (the rest of the transaction is
     // skipped) rather than roll back a write whose answer came already.
     const bool carries = pod.dispatcher_wake().take_turn();
     if (carries) unit.add(kNotifyDispatchers, {});
-    endpoint.add(unit, ctx, values, key_param, fingerprint_param);
+    add_call(unit, write.call, key_param, fingerprint_param, ctx.req.trace_id);
     return carries;
   });
 }

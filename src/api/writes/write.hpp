@@ -3,8 +3,10 @@
 // validation in docs/DESIGN.md's order — the query string (writes take no parameters), 415,
 // invalid_json, unknown / repeated / mistyped / missing fields, the endpoint's value
 // rules, then the Idempotency-Key's format — the idempotency flow around the endpoint's
-// SQL function, and the answer. An endpoint is its fields, its value rules and the
-// statement it adds.
+// SQL function, and the answer. An endpoint is its fields and one function: its value
+// rules and the statement they let it run (WriteCall). The request is read once, up front
+// (api/writes/write_request.hpp).
+#include <array>
 #include <chrono>
 #include <cstddef>
 #include <optional>
@@ -12,6 +14,7 @@
 #include <string_view>
 
 #include "api/routing/context.hpp"
+#include "db/statement.hpp"
 #include "db/unit.hpp"
 #include "json/body.hpp"
 #include "runtime/task.hpp"
@@ -31,28 +34,53 @@ inline constexpr std::chrono::milliseconds kFencedRetryStep{50};
 
 // The most body fields a write endpoint takes: run_write keeps their values on its frame.
 inline constexpr std::size_t kMaxWriteFields = 4;
+// The most parameters an endpoint gives its statement (WriteCall): all but the last three.
+inline constexpr std::size_t kMaxWriteParams = 7;
+
+// What an endpoint makes of the values its body gave: refused by its value rules (a 400
+// before the database is asked), or its statement (api/writes/write_statements.hpp) with
+// every parameter but the last three, which run_write adds: the Idempotency-Key and the
+// request's fingerprint (SQL null without a key) and its trace id. The parameters are
+// views into the request, the caller and the body's values, which last as long as the
+// write.
+class WriteCall {
+ public:
+  // Implicit, so that an endpoint returns Checked::refused(...) as it is.
+  WriteCall(const Checked& refusal) noexcept : verdict_(refusal) {}  // NOLINT
+
+  // The compiler refuses more than kMaxWriteParams parameters.
+  template <class... P>
+  WriteCall(const db::Statement& statement, const P&... params) noexcept
+      : verdict_(Checked::passed()), statement_(&statement), params_{db::Param(params)...}, count_(sizeof...(P)) {
+    static_assert(sizeof...(P) <= kMaxWriteParams, "a write statement takes at most kMaxWriteParams of its own");
+  }
+
+  const Checked& verdict() const noexcept { return verdict_; }
+  // Only when the verdict passed.
+  const db::Statement& statement() const noexcept { return *statement_; }
+  std::span<const db::Param> params() const noexcept { return std::span(params_).first(count_); }
+
+ private:
+  Checked verdict_;
+  const db::Statement* statement_ = nullptr;
+  std::array<db::Param, kMaxWriteParams> params_{};
+  std::size_t count_ = 0;
+};
 
 struct WriteEndpoint {
-  // A refusal is a 400 before the database is asked (not to be confused with
-  // http::Rejection, the HTTP layer's refusals before any handler).
-  using Check = Checked (*)(FieldValues values);
-  using Add = void (*)(db::Unit& unit, const Context& ctx, FieldValues values, db::Param key, db::Param fingerprint);
+  // The endpoint's value rules, run once the body parser accepted the body, and its
+  // statement when they pass. Called once per write: whatever the write does after, down
+  // to its answer, it does with what this returned.
+  using Read = WriteCall (*)(const Context& ctx, FieldValues values);
 
   // consteval: endpoints are made of constants, so one with more fields than
   // kMaxWriteFields does not compile (the throw is not a constant expression).
-  consteval WriteEndpoint(std::span<const json::Field> fields_, Check check_, Add add_)
-      : fields(fields_), check(check_), add(add_) {
+  consteval WriteEndpoint(std::span<const json::Field> fields_, Read read_) : fields(fields_), read(read_) {
     if (fields.size() > kMaxWriteFields) throw "a write endpoint takes at most kMaxWriteFields fields";
   }
 
   std::span<const json::Field> fields;  // at most kMaxWriteFields
-  // The endpoint's value rules, run once the body parser accepted the body; nullptr when
-  // it has none.
-  Check check;
-  // Adds the endpoint's statement (api/writes/write_statements.hpp) to `unit`, with `key` and the
-  // request's `fingerprint` (SQL null without an Idempotency-Key) and its trace id
-  // (ctx.req.trace_id) as its last three parameters.
-  Add add;
+  Read read;
 };
 
 // Validates the request, runs the write (taking, replaying or refusing its

@@ -65,4 +65,13 @@ const db::Statement kStoreRejection{"write_store_rejection",
                                     STOREAPI_KEYED_WRITE("$2", "$3", "null", "($4, $5)::api.write_result"),
                                     kRejectionParams, WriteAnswer::columns};
 
+std::optional<KeyOutcome> parse_key_outcome(std::string_view text) {
+  if (text == "run") return KeyOutcome::run;
+  if (text == "replay") return KeyOutcome::replay;
+  if (text == "mismatch") return KeyOutcome::mismatch;
+  if (text == "in_progress") return KeyOutcome::in_progress;
+  if (text == "fenced") return KeyOutcome::fenced;
+  return std::nullopt;
+}
+
 }  // namespace storeapi::api

@@ -7,6 +7,10 @@
 // e-mails the write queues carry it); every statement returns one row
 // (outcome, status, body): outcome run | replay | mismatch | in_progress, status and body
 // the answer to give (null for mismatch and in_progress).
+#include <cstdint>
+#include <optional>
+#include <string_view>
+
 #include "db/row.hpp"
 #include "db/statement.hpp"
 
@@ -14,6 +18,18 @@ namespace storeapi::api {
 
 #define STOREAPI_WRITE_ANSWER_COLUMNS(X) X(outcome, text) X(status, int4) X(body, text)
 STOREAPI_DB_ROW(WriteAnswer, STOREAPI_WRITE_ANSWER_COLUMNS);
+
+// How a keyed write's statement took its key (WriteAnswer's outcome,
+// sql/functions/30_idempotency.sql).
+enum class KeyOutcome : std::uint8_t {
+  run,          // the write ran (or the request had no key)
+  replay,       // answered with the stored result; nothing ran
+  mismatch,     // the key belongs to another request
+  in_progress,  // the key's first request is still running
+  fenced,       // the store's writes are held on this database (a move); nothing ran
+};
+// nullopt for a text that is none of them.
+std::optional<KeyOutcome> parse_key_outcome(std::string_view text);
 
 // (store, order, fulfillment_status, tracking_number, tracking_carrier, key, fingerprint, trace)
 extern const db::Statement kFulfillOrder;
