@@ -40,14 +40,25 @@ language sql stable as $$
   select nullif(current_setting('storeapi.trace_id', true), '')
 $$;
 
--- The outbox row of a write's event, in docs/DESIGN.md's payload shape. Call it inside the
--- write's transaction; wake the dispatchers with the commit or after it (above).
--- p_object is the resource's rendered document, the write's response, and
--- p_previous_attributes a JSON object as text (api.previous_attributes): the payload is
--- concatenated around them, so data.object carries the response's bytes (events.payload is
--- json, sql/012_event_payload_json.sql) and the document is never parsed again. The other
--- fields need no escaping: the id is hex, the store a uuid, the type matches the events
--- table's check ([a-z_.]), the timestamp is api.ts's digits.
+-- An event's payload, in docs/DESIGN.md's shape. p_object is the resource's rendered
+-- document, the write's response, and p_previous_attributes a JSON object as text
+-- (api.previous_attributes): the payload is concatenated around them, so data.object
+-- carries the response's bytes (events.payload is json, sql/012_event_payload_json.sql)
+-- and the document is never parsed again. The other fields need no escaping: the id is
+-- hex, the store a uuid, the type matches the events table's check ([a-z_.]), the
+-- timestamp is api.ts's digits. One expression, each argument used once: the planner
+-- inlines it into the statement that inserts the event.
+create or replace function api.event_payload(p_id uuid, p_type text, p_created_at timestamptz, p_store uuid,
+                                             p_object text, p_previous_attributes text)
+returns json language sql stable parallel safe as $$
+  select ('{"id":"evt_' || replace(p_id::text, '-', '') || '","object":"event","type":"' || p_type
+          || '","created_at":"' || api.ts(p_created_at) || '","store_id":"' || p_store
+          || '","data":{"object":' || p_object || ',"previous_attributes":' || p_previous_attributes
+          || '}}')::json
+$$;
+
+-- The outbox row of a write's event (api.event_payload). Call it inside the write's
+-- transaction; wake the dispatchers with the commit or after it (above).
 create or replace function api.emit_event(p_store uuid, p_type text, p_object text,
                                p_previous_attributes text default '{}')
 returns uuid language plpgsql volatile as $$
@@ -56,11 +67,7 @@ declare
   v_created_at timestamptz := api.now_ms();
 begin
   insert into events (store_id, id, type, payload, created_at, trace_id)
-  values (p_store, v_id, p_type,
-          ('{"id":"evt_' || replace(v_id::text, '-', '') || '","object":"event","type":"' || p_type
-           || '","created_at":"' || api.ts(v_created_at) || '","store_id":"' || p_store
-           || '","data":{"object":' || p_object || ',"previous_attributes":' || p_previous_attributes
-           || '}}')::json,
+  values (p_store, v_id, p_type, api.event_payload(v_id, p_type, v_created_at, p_store, p_object, p_previous_attributes),
           v_created_at, api.current_trace_id());
   return v_id;
 end $$;

@@ -44,8 +44,11 @@ returns api.write_answer
 language plpgsql volatile as $$
 declare
   k idempotency_keys;
+  v_done boolean;
 begin
-  perform pg_advisory_xact_lock_shared(api.fence_lock_class(), hashtext(p_store::text));
+  -- Assigned, not PERFORMed: no executor start-up ("Calls for their effect" in
+  -- 40_writes.sql); the query below still takes its snapshot after the lock is granted.
+  v_done := pg_advisory_xact_lock_shared(api.fence_lock_class(), hashtext(p_store::text)) is null;
   if exists (select from store_fences f where f.store_id = p_store and f.writes_fenced) then
     return ('fenced', null, null)::api.write_answer;
   end if;

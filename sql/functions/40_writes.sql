@@ -43,9 +43,10 @@ $$;
 -- each time); an assignment of a call without FROM is a plpgsql simple expression,
 -- evaluated without the executor, whose start-up was a large share of a keyed stock
 -- write's PostgreSQL time (bench/RESULTS.md, "Fewer statements per keyed stock write").
--- PERFORM stays where no assignment can replace it: a void function (api.notify_customer:
--- a variable cannot hold void) and a query with FROM (a lookup, a row lock), which is a
--- query either way.
+-- A void function (api.notify_customer, an advisory lock) likewise, as `v_done := f(...)
+-- is null`: a variable cannot hold void, a boolean can hold that test of it (false: void
+-- is a value). PERFORM stays where no assignment can replace it: a query with FROM (a
+-- lookup, a row lock), which is a query either way.
 
 ------------------------------------------------------------------------------------------
 -- Outbox rows
@@ -172,6 +173,7 @@ declare
   v_old text;
   v_new text;
   v_event uuid;
+  v_done boolean;
 begin
   select * into o from orders where store_id = p_store and id = p_order for no key update;
   if not found then
@@ -192,14 +194,14 @@ begin
   v_new := n.doc;
 
   v_event := api.emit_event(p_store, 'order.fulfillment_updated', v_new, api.previous_attributes(v_old, v_new));
-  perform api.notify_customer(p_store, 'order_fulfillment_updated', n.customer_email,
+  v_done := api.notify_customer(p_store, 'order_fulfillment_updated', n.customer_email,
     jsonb_build_object('order_id', n.id,
                        'order_number', n.order_number,
                        'fulfillment_status', n.fulfillment_status,
                        'previous_fulfillment_status', o.fulfillment_status,
                        'tracking_number', n.tracking_number,
                        'tracking_carrier', n.tracking_carrier,
-                       'customer_name', n.customer_name));
+                       'customer_name', n.customer_name)) is null;
   return (200, v_new)::api.write_result;
 end $$;
 
@@ -215,6 +217,7 @@ declare
   v_old text;
   v_new text;
   v_event uuid;
+  v_done boolean;
 begin
   if v_status is null then
     raise exception 'api.change_booking: unknown action %', p_action;
@@ -234,7 +237,7 @@ begin
   v_new := n.doc;
 
   v_event := api.emit_event(p_store, 'booking.' || v_status, v_new, api.previous_attributes(v_old, v_new));
-  perform api.notify_customer(p_store, 'booking_' || v_status, n.customer_email,
+  v_done := api.notify_customer(p_store, 'booking_' || v_status, n.customer_email,
     jsonb_build_object('booking_id', n.id,
                        'booking_date', to_char(n.booking_date, 'YYYY-MM-DD'),
                        'booking_time', to_char(n.booking_time, 'HH24:MI'),
@@ -243,41 +246,57 @@ begin
                        'meeting_method', n.meeting_method,
                        'meeting_link', n.meeting_link,
                        'product_name', n.product_name,
-                       'customer_name', n.customer_name));
+                       'customer_name', n.customer_name)) is null;
   return (200, v_new)::api.write_result;
 end $$;
 
 -- The live variant a variant write works on, locked after its live product (every
 -- variant write of a product moves the product's updated_at, so they queue on the
 -- product row and see each other's results). All fields null when either is missing or
--- deleted.
+-- deleted. One statement (an executor start-up fewer than a query per row): a locking
+-- clause locks its tables' rows in the order they are named, the product first, and a row
+-- changed meanwhile is locked in its newest version and the join checked again on it.
 create or replace function api.lock_variant(p_store uuid, p_product uuid, p_variant uuid) returns variants
 language plpgsql volatile as $$
 declare
   v variants;
 begin
-  perform 1 from products
-   where store_id = p_store and id = p_product and deleted_at is null
-     for no key update;
-  if found then
-    select * into v from variants
-     where store_id = p_store and id = p_variant and product_id = p_product and deleted_at is null
-       for no key update;
-  end if;
+  select lv.* into v
+    from products p, variants lv
+   where p.store_id = p_store and p.id = p_product and p.deleted_at is null
+     and lv.store_id = p_store and lv.id = p_variant and lv.product_id = p.id and lv.deleted_at is null
+     for no key update of p, lv;
   return v;
 end $$;
 
 -- After a variant changed (which moved the product's updated_at and rendered its
--- document, api.variant_changed): product.updated fires with the whole product. Returns
--- the product's new rendering.
+-- document, api.variant_changed): product.updated fires with the whole product, its
+-- document read by the statement that inserts the event (api.emit_event's row, one
+-- executor start-up instead of a read and an insert). Returns the event's id.
+create or replace function api.emit_product_updated(p_store uuid, p_product uuid, p_old_json text) returns uuid
+language plpgsql volatile as $$
+declare
+  v_id uuid := gen_random_uuid();
+  v_created_at timestamptz := api.now_ms();
+begin
+  insert into events (store_id, id, type, payload, created_at, trace_id)
+  select p_store, v_id, 'product.updated',
+         api.event_payload(v_id, 'product.updated', v_created_at, p_store, p.doc,
+                           api.product_previous_attributes(p_old_json, p.doc)),
+         v_created_at, api.current_trace_id()
+    from products p
+   where p.store_id = p_store and p.id = p_product;
+  return v_id;
+end $$;
+
+-- api.emit_product_updated; returns the product's new rendering.
 create or replace function api.product_changed(p_store uuid, p_product uuid, p_old_json text) returns text
 language plpgsql volatile as $$
 declare
-  v_new text := api.stored_product_json(p_store, p_product);
   v_event uuid;
 begin
-  v_event := api.emit_event(p_store, 'product.updated', v_new, api.product_previous_attributes(p_old_json, v_new));
-  return v_new;
+  v_event := api.emit_product_updated(p_store, p_product, p_old_json);
+  return api.stored_product_json(p_store, p_product);
 end $$;
 
 -- PATCH /v1/products/{id}/variants/{variant_id}. Null p_price / p_discount_value: not
@@ -337,7 +356,7 @@ declare
   v_after bigint;
   v_json text;
   v_old text;
-  v_new text;
+  v_event uuid;
 begin
   v := api.lock_variant(p_store, p_product, p_variant);
   if v.id is null then
@@ -377,6 +396,6 @@ begin
   if not found then
     return (200, api.variant_json(v))::api.write_result;
   end if;
-  v_new := api.product_changed(p_store, p_product, v_old);
+  v_event := api.emit_product_updated(p_store, p_product, v_old);
   return (200, v_json)::api.write_result;
 end $$;

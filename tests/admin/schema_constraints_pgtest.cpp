@@ -141,6 +141,17 @@ TEST_F(Schema, TheWriteHistoryTablesLeaveTheirChecksToTheirWriters) {
             "m");
 }
 
+// An event's payload is built by the statement that inserts the event, not by a function
+// call of its own: api.event_payload is inlined (a SQL function that is not would be parsed
+// and planned again on every write).
+TEST_F(Schema, TheEventPayloadIsInlinedIntoItsStatement) {
+  const std::string plan = query_value(
+      "explain (verbose, costs off, format json) select api.event_payload('" + store_.id + "', 'product.updated',"
+      " now(), '" + store_.id + "', '{}', '{}')");
+  EXPECT_EQ(plan.find("event_payload"), std::string::npos) << plan;
+  EXPECT_NE(plan.find("to_char"), std::string::npos) << plan;
+}
+
 TEST_F(Schema, NowMsRoundsUpToTheMillisecond) {
   EXPECT_EQ(query_value("select api.now_ms() >= now() and api.now_ms() - now() < interval '1 millisecond'"
                         " and extract(microseconds from api.now_ms())::bigint % 1000 = 0"),

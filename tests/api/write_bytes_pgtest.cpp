@@ -84,6 +84,36 @@ TEST_F(WriteBytes, AnOrdersEventIsTheOrderAsReadWithItsOldValues) {
   EXPECT_EQ(newest_event(order, before, after), "true lz4 0");
 }
 
+// A product's row above about 2 KB keeps its document compressed (lz4) in the row after a
+// stock write, nothing of it out of line, and reads return the renderer's bytes.
+TEST_F(WriteBytes, ALargeProductsDocumentIsStoredCompressedInTheRow) {
+  const std::string row = env->value(
+      "select v.product_id || ' ' || v.id from variants v join products p on p.store_id = v.store_id"
+      " and p.id = v.product_id where v.store_id = $1 and v.deleted_at is null and p.deleted_at is null"
+      " and v.stock is not null order by octet_length(p.doc) desc, v.id limit 1",
+      env->store().id);
+  const VariantRef v{row.substr(0, 36), row.substr(37)};
+  // Images make sure of the size whatever the seed gave it (the row holds them twice: the
+  // column and the document).
+  env->exec("update products set images = images || array(select 'https://cdn.example.com/products/large-' || i"
+            " || '.jpg' from generate_series(1, 12) i) where id = $1",
+            v.product);
+  ASSERT_GT(env->count("select octet_length(doc) from products where id = $1", v.product), 2100);
+  env->exec("update variants set stock = 50 where id = $1", v.variant);
+  HttpResponse res = env->request("POST", v.path() + "/stock", R"({"mode":"adjust","quantity":1})",
+                                  {{"Idempotency-Key", "write-bytes-large-product"}});
+  ASSERT_EQ(res.status, 200) << res.body;
+  EXPECT_EQ(env->value("select coalesce(pg_column_compression(p.doc), '-') || ' '"
+                       " || (pg_column_size(p.doc) < octet_length(p.doc)) || ' '"
+                       " || (select pg_relation_size(c.reltoastrelid) from pg_class c where c.oid = 'products'::regclass)"
+                       " from products p where p.id = $1",
+                       v.product),
+            "lz4 true 0");
+  const std::string after = read("/v1/products/" + v.product);
+  EXPECT_EQ(after, env->value("select api.product_json(p) from products p where p.id = $1", v.product));
+  EXPECT_NE(after.find(res.body), std::string::npos);
+}
+
 // Every product of the store, each changed as a variant write changes it (the variants and
 // updated_at; the price range too; in the same millisecond) and as no variant write does
 // (its slug; nothing at all), and documents of another shape: the shortcut's answer is the
