@@ -94,8 +94,8 @@ ErrorCode error_code(json::BodyStatus status) {
   return body_codes[static_cast<std::size_t>(status)];
 }
 
-void render_error(std::string& out, ErrorCode code, std::optional<std::string_view> param, std::string_view message,
-                  std::string_view request_id) {
+const ErrorInfo& render_error(std::string& out, ErrorCode code, std::optional<std::string_view> param,
+                              std::string_view message, std::string_view request_id) {
   const ErrorInfo& info = error_info(code);
   json::Writer w(out);
   w.begin_object().key("error").begin_object();
@@ -110,6 +110,14 @@ void render_error(std::string& out, ErrorCode code, std::optional<std::string_vi
   }
   w.key("request_id").string(request_id);
   w.end_object().end_object();
+  return info;
+}
+
+const ErrorInfo* render_error(std::string& out, std::string_view code_name, std::optional<std::string_view> param,
+                              std::string_view message, std::string_view request_id) {
+  const std::optional<ErrorCode> code = parse_error_code(code_name);
+  if (!code) return nullptr;
+  return &render_error(out, *code, param, message, request_id);
 }
 
 }  // namespace storeapi::api

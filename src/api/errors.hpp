@@ -102,9 +102,15 @@ class [[nodiscard]] Checked {
 // The code a request body's validation failure (not ok) is answered with.
 ErrorCode error_code(json::BodyStatus status);
 
-// Appends {"error":{"type","code","message","param","request_id"}} to `out`. `param`
-// nullopt renders null; an empty `message` means the catalogue's default.
-void render_error(std::string& out, ErrorCode code, std::optional<std::string_view> param, std::string_view message,
-                  std::string_view request_id);
+// Appends {"error":{"type","code","message","param","request_id"}} to `out` and returns
+// the code's entry (the status and name its answer takes). `param` nullopt renders null;
+// an empty `message` means the catalogue's default.
+const ErrorInfo& render_error(std::string& out, ErrorCode code, std::optional<std::string_view> param,
+                              std::string_view message, std::string_view request_id);
+// The same for a code given by its name (an error the database answered: a SQL write's
+// refusal, or one stored under an Idempotency-Key); nullptr, nothing appended, for a name
+// the catalogue does not hold.
+const ErrorInfo* render_error(std::string& out, std::string_view code_name, std::optional<std::string_view> param,
+                              std::string_view message, std::string_view request_id);
 
 }  // namespace storeapi::api

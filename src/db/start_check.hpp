@@ -30,7 +30,7 @@ namespace storeapi::db {
 // the number of a new migration, in the change that makes the server use what that
 // migration adds; a migration the server does not use leaves it alone, so that a node of
 // this build still starts on a database that has not taken it.
-inline constexpr std::string_view kRequiredSchema = "035";
+inline constexpr std::string_view kRequiredSchema = "041";
 
 // What the check has to say when the server may start.
 struct StartCheck {

@@ -24,10 +24,16 @@ std::size_t Unit::store(std::string_view bytes) {
   return at;
 }
 
-Unit& Unit::add(const Statement& statement, std::span<const Param> params) {
-  if (count_ == kMaxStatements || param_count_ + params.size() > kMaxParams ||
-      static_cast<int>(params.size()) != statement.param_count())
+Unit& Unit::add(const Statement* first, const Statement& statement, std::span<const Param> params) {
+  if (count_ + (first ? 2 : 1) > kMaxStatements || param_count_ + params.size() > kMaxParams ||
+      static_cast<int>(params.size()) != statement.param_count() || (first && first->param_count() != 0))
     throw std::logic_error(std::string("db::Unit::add: bad use with statement ") + statement.name);
+  if (first) append(*first, {});
+  append(statement, params);
+  return *this;
+}
+
+void Unit::append(const Statement& statement, std::span<const Param> params) {
   entries_[count_] = {&statement, static_cast<std::uint16_t>(param_count_),
                       static_cast<std::uint16_t>(params.size()), false};
   for (const Param& p : params) {
@@ -42,7 +48,6 @@ Unit& Unit::add(const Statement& statement, std::span<const Param> params) {
     }
   }
   ++count_;
-  return *this;
 }
 
 Unit& Unit::sync() {

@@ -60,7 +60,11 @@ class Unit {
     return add(statement, std::span<const Param>(params.begin(), params.size()));
   }
   // For parameter lists assembled at run time (list pages pick a statement by filter).
-  Unit& add(const Statement& statement, std::span<const Param> params);
+  Unit& add(const Statement& statement, std::span<const Param> params) { return add(nullptr, statement, params); }
+  // `statement` after `first`, a statement without parameters run before it in the same
+  // segment (none when nullptr): a statement with its preamble in one call (a write with
+  // the dispatchers' NOTIFY, api/writes/dispatcher_wake.hpp).
+  Unit& add(const Statement* first, const Statement& statement, std::span<const Param> params);
   Unit& sync();
 
   std::size_t size() const noexcept { return count_; }
@@ -129,6 +133,7 @@ class Unit {
   std::size_t syncs_seen_ = 0;
 
   std::size_t store(std::string_view bytes);
+  void append(const Statement& statement, std::span<const Param> params);
 
   struct Entry {
     const Statement* statement;

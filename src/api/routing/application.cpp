@@ -10,6 +10,8 @@
 #include "common/build_version.hpp"
 #include "metrics/stage_timing.hpp"
 
+#include <cstdio>
+
 #include "runtime/spawn.hpp"
 
 namespace storeapi::api {
@@ -86,6 +88,14 @@ void add_rate_headers(http::Response& res, const auth::RateDecision& rate) {
   if (!rate.allowed) res.add_header("Retry-After", rate.retry_after_s);
 }
 
+// `res` takes the answer of the error whose envelope its body holds: the code's status, its
+// name for the access log, and Retry-After where the code calls for one (503).
+void answer_error(http::Response& res, const ErrorInfo& info) {
+  res.status = info.status;
+  res.notes.error_code = info.name;
+  if (info.code == ErrorCode::service_unavailable) res.add_header("Retry-After", std::int64_t{1});
+}
+
 // The liveness answer names the release the node runs, so that an operator (and the
 // rolling upgrade) sees which nodes run which version (docs/DEPLOY.md, "Upgrading").
 const std::string& healthz_body() {
@@ -97,12 +107,20 @@ const std::string& healthz_body() {
 
 void fail(http::Response& res, std::string_view request_id, ErrorCode code, std::optional<std::string_view> param,
           std::string_view message) {
-  const ErrorInfo& info = error_info(code);
-  res.status = info.status;
-  res.notes.error_code = info.name;
   res.body.clear();
-  render_error(res.body, code, param, message, request_id);
-  if (code == ErrorCode::service_unavailable) res.add_header("Retry-After", std::int64_t{1});
+  answer_error(res, render_error(res.body, code, param, message, request_id));
+}
+
+void fail_named(http::Response& res, std::string_view request_id, std::string_view code_name,
+                std::optional<std::string_view> param, std::string_view message, std::string_view answered) {
+  res.body.clear();
+  if (const ErrorInfo* info = render_error(res.body, code_name, param, message, request_id)) {
+    answer_error(res, *info);
+    return;
+  }
+  std::fprintf(stderr, "storeapi: %.*s: unreadable stored error: %.*s\n", static_cast<int>(request_id.size()),
+               request_id.data(), static_cast<int>(answered.size()), answered.data());
+  fail(res, request_id, ErrorCode::internal_error);
 }
 
 Application::Application(const Settings& settings, auth::RateLimiter& limiter, db::WritePositions& positions,

@@ -54,6 +54,12 @@ inline void fail(Context& ctx, ErrorCode code, std::optional<std::string_view> p
                  std::string_view message = {}) {
   fail(ctx.res, ctx.req.request_id, code, param, message);
 }
+// The same for an error the database answered, its code given by name (a write's:
+// WriteAnswer's error fields, api/writes/write_statements.hpp). A name the catalogue does
+// not hold is answered 500, logged with the request id and `answered`, the database's
+// text of the error.
+void fail_named(http::Response& res, std::string_view request_id, std::string_view code_name,
+                std::optional<std::string_view> param, std::string_view message, std::string_view answered);
 
 // Runs a unit of this request on the store's pod: a GET's on a standby that has replayed
 // the store's last write (else the pod's primary), anything else on the primary,

@@ -21,20 +21,20 @@ bool WakeTurns::take_turn(Clock::time_point now) {
   return true;
 }
 
-bool WakeTurns::after_write(bool carried, bool committed, bool outbox_rows) {
-  if (carried ? !committed && carrier_took_over_ : committed && outbox_rows) uncovered_ = true;
-  return uncovered_;
-}
-
 void WakeTurns::sent(Clock::time_point now) {
   next_turn_ = now + interval_;
   uncovered_ = false;
 }
 
-void DispatcherWake::after_write(bool carried, bool committed, bool outbox_rows) {
-  if (!turns_.after_write(carried, committed, outbox_rows) || sending_) return;
-  sending_ = true;
-  runtime::spawn(send());
+DispatcherWake::~DispatcherWake() {
+  // Queued only on its core, which runs the hook unless it is forgotten.
+  if (start_sending_.queued) runtime::Reactor::current().forget(start_sending_);
+}
+
+WakeTurn DispatcherWake::take_turn() { return WakeTurn(*this, turns_.take_turn(WakeTurns::Clock::now())); }
+
+void DispatcherWake::start_sending(runtime::IterationEnd* hook) {
+  runtime::spawn(static_cast<StartSending*>(hook)->wake->send());
 }
 
 runtime::task<void> DispatcherWake::send() {

@@ -17,6 +17,7 @@
 
 #include "db/pool.hpp"
 #include "db/statement.hpp"
+#include "runtime/reactor.hpp"
 #include "runtime/task.hpp"
 
 namespace storeapi::api {
@@ -44,7 +45,11 @@ class WakeTurns {
   // e-mails. Returns true when writes now wait for a wake-up of their own: a write that
   // did not carry it, or a carrier that failed (its NOTIFY went with its transaction)
   // after taking over others.
-  bool after_write(bool carried, bool committed, bool outbox_rows);
+  // Inline: a write reports its end without entering dispatcher_wake.cpp (WakeTurn).
+  bool after_write(bool carried, bool committed, bool outbox_rows) noexcept {
+    if (carried ? !committed && carrier_took_over_ : committed && outbox_rows) uncovered_ = true;
+    return uncovered_;
+  }
 
   // Whether committed outbox rows wait for a NOTIFY.
   bool uncovered() const noexcept { return uncovered_; }
@@ -62,24 +67,68 @@ class WakeTurns {
   bool carrier_took_over_ = false;  // the latest carrier took over uncovered writes
 };
 
+class DispatcherWake;
+
+// A write's turn (DispatcherWake::take_turn), taken once when its unit is built: whether
+// it carries the NOTIFY. The write carries it down and tells it how it ended once its
+// statement's result is known. A default one is a write that announces nothing (a stored
+// rejection).
+class WakeTurn {
+ public:
+  WakeTurn() = default;
+
+  bool carries() const noexcept { return carries_; }
+  // The statement the write's unit runs first, in the write's transaction: the NOTIFY
+  // when the write carries it, else none (nullptr).
+  const db::Statement* notify() const noexcept { return carries_ ? &kNotifyDispatchers : nullptr; }
+  // The write ended (see WakeTurns::after_write). Never waits, and does not call into
+  // the sender: when a wake-up of its own is now due, the core starts it at the end of
+  // its loop iteration.
+  inline void ended(bool committed, bool outbox_rows) noexcept;
+
+ private:
+  friend class DispatcherWake;
+  WakeTurn(DispatcherWake& wake, bool carries) noexcept : wake_(&wake), carries_(carries) {}
+
+  DispatcherWake* wake_ = nullptr;
+  bool carries_ = false;
+};
+
 class DispatcherWake {
  public:
   static constexpr std::chrono::milliseconds kMinInterval{25};
 
   explicit DispatcherWake(db::Pool& pool) : pool_(pool) {}
+  ~DispatcherWake();
+  DispatcherWake(const DispatcherWake&) = delete;
+  DispatcherWake& operator=(const DispatcherWake&) = delete;
 
-  // A write's unit is being built: true when it is to carry the NOTIFY (the caller adds
-  // kNotifyDispatchers to the unit, before the write's statement).
-  bool take_turn() { return turns_.take_turn(WakeTurns::Clock::now()); }
-  // A write ended (see WakeTurns::after_write). Never waits.
-  void after_write(bool carried, bool committed, bool outbox_rows);
+  // A write's unit is being built: its turn, which says whether it carries the NOTIFY
+  // (the caller adds WakeTurn::notify() to the unit before the write's statement).
+  WakeTurn take_turn();
 
  private:
+  friend class WakeTurn;
+  void ended(bool carried, bool committed, bool outbox_rows) noexcept {
+    if (!turns_.after_write(carried, committed, outbox_rows) || sending_) return;
+    sending_ = true;
+    runtime::Reactor::current().at_iteration_end(start_sending_);
+  }
+  static void start_sending(runtime::IterationEnd* hook);
   runtime::task<void> send();
+
+  struct StartSending : runtime::IterationEnd {
+    DispatcherWake* wake;
+  };
 
   db::Pool& pool_;
   WakeTurns turns_{kMinInterval};
-  bool sending_ = false;
+  bool sending_ = false;  // the sender runs, or the core starts it at its iteration's end
+  StartSending start_sending_{{&DispatcherWake::start_sending}, this};
 };
+
+void WakeTurn::ended(bool committed, bool outbox_rows) noexcept {
+  if (wake_) wake_->ended(carries_, committed, outbox_rows);
+}
 
 }  // namespace storeapi::api

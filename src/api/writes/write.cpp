@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <array>
-#include <cstdio>
 #include <string>
 
 #include "api/writes/write_request.hpp"
@@ -50,10 +49,10 @@ void count_key_released() { count_key(5); }
 
 // How a rejection is kept under its key: {"code","param","message"}, wrapped into the
 // error envelope (with the answering request's id) whenever it is answered.
-std::string stored_error(const Checked& r) {
+std::string stored_error(const ErrorInfo& info, const Checked& r) {
   std::string body;
   json::Writer w(body);
-  w.begin_object().key("code").string(error_info(r.code()).name).key("param");
+  w.begin_object().key("code").string(info.name).key("param");
   if (r.param()) {
     w.string(*r.param());
   } else {
@@ -64,33 +63,22 @@ std::string stored_error(const Checked& r) {
   return body;
 }
 
-// Answers a write's result: a resource as it is, a stored error in the envelope.
-void answer(Context& ctx, std::int64_t status, std::string_view body) {
+// Answers a write's result: a resource as it is, an error (one the write's function
+// refused with, or one stored under the key) in the envelope, from its fields, which the
+// statement gives apart from its body.
+void answer(Context& ctx, std::int64_t status, const WriteAnswer& row) {
   if (status < 400) {
     ctx.res.status = static_cast<int>(status);
-    ctx.res.body.assign(body);
+    ctx.res.body.assign(row.body());
     return;
   }
-  static constexpr json::Field fields[] = {
-      {"code", json::FieldType::string, true},
-      {"param", json::FieldType::string_or_null},
-      {"message", json::FieldType::string_or_null},
-  };
-  std::array<json::FieldValue, 3> v;
-  json::BodyTexts texts;
-  std::optional<ErrorCode> code;
-  if (ctx.services.body_parser.parse(body, fields, v, texts).ok()) code = parse_error_code(v[0].text);
-  if (!code) {
-    std::fprintf(stderr, "storeapi: %.*s: unreadable stored error: %.*s\n", static_cast<int>(ctx.req.request_id.size()),
-                 ctx.req.request_id.data(), static_cast<int>(body.size()), body.data());
-    return fail(ctx, ErrorCode::internal_error);
-  }
   std::optional<std::string_view> param;
-  if (v[1].present && !v[1].is_null) param = v[1].text;
-  // A 404 names the path's id, as the reads do. On the variant routes one lookup answers
-  // for the product and its variant together, so no single parameter is named there.
-  if (*code == ErrorCode::resource_not_found && !param && ctx.match.variant_id.empty()) param = "id";
-  fail(ctx, *code, param, v[2].text);
+  if (!row.is_null(WriteAnswer::Index::error_param)) param = row.error_param();
+  // A 404 (resource_not_found) names the path's id, as the reads do. On the variant routes
+  // one lookup answers for the product and its variant together, so no single parameter
+  // is named there.
+  if (status == 404 && !param && ctx.match.variant_id.empty()) param = "id";
+  fail_named(ctx.res, ctx.req.request_id, row.error_code(), param, row.error_message(), row.body());
 }
 
 // How a write's one statement ended.
@@ -101,23 +89,25 @@ enum class Finished : std::uint8_t {
 
 // Runs `unit` on `pod` — the write's one statement, which claims the key, runs the write
 // when the claim allows and stores its answer, in one transaction, after the NOTIFY when
-// the write `carries` the dispatchers' wake-up (DispatcherWake) — and answers, unless the
-// pod fenced it. A 5xx (the statement failed, or its connection was lost) leaves the key
-// free without more work: the transaction that would have stored the answer rolled back.
+// the write's `turn` carries the dispatchers' wake-up (DispatcherWake) — and answers,
+// unless the pod fenced it. A 5xx (the statement failed, or its connection was lost)
+// leaves the key free without more work: the transaction that would have stored the
+// answer rolled back.
 // `keyed`: the request has a valid Idempotency-Key (WriteRequest). What it reads after the
 // database is the statement's answer; what it needs of the request came down with it.
-runtime::task<Finished> finish(Context& ctx, db::Unit& unit, Pod& pod, bool carries, bool keyed) {
+runtime::task<Finished> finish(Context& ctx, db::Unit& unit, Pod& pod, WakeTurn turn, bool keyed) {
   // The write's statement follows the NOTIFY, if any (run_unit may add statements after).
-  const std::size_t statement = carries ? 1 : 0;
+  const std::size_t statement = turn.carries() ? 1 : 0;
   const UnitRan ran = co_await run_write_unit(ctx, unit, pod, statement);
   const bool answered = ran == UnitRan::answered;
   const db::Result& written = unit.result(statement);
   const auto row = written.row<WriteAnswer>(0);
   const std::optional<KeyOutcome> taken =
       answered && written.rows() == 1 ? parse_key_outcome(row.outcome()) : std::nullopt;
+  const std::int64_t status = taken ? row.status() : 0;  // null (0) for mismatch and in_progress
   // A write that ran and succeeded has committed outbox rows (or, rarely, changed nothing).
-  const bool outbox_rows = taken == KeyOutcome::run && row.status() == 200;
-  pod.dispatcher_wake().after_write(carries, answered, outbox_rows);
+  const bool outbox_rows = taken == KeyOutcome::run && status == 200;
+  turn.ended(answered, outbox_rows);
   if (!answered) {  // 503 or 500, as for reads
     if (keyed) count_key_released();
     co_return Finished::answered;
@@ -142,12 +132,12 @@ runtime::task<Finished> finish(Context& ctx, db::Unit& unit, Pod& pod, bool carr
     case KeyOutcome::run:
       break;
   }
-  answer(ctx, row.status(), row.body());
+  answer(ctx, status, row);
   co_return Finished::answered;
 }
 
-// Builds the write's unit for the store's pod with `build(unit, pod)` (which returns
-// whether the unit carries the dispatchers' wake-up), runs it and answers. A write its pod
+// Builds the write's unit for the store's pod with `build(unit, pod)` (which returns the
+// write's turn of the dispatchers' wake-up), runs it and answers. A write its pod
 // fenced (docs/DECISIONS.md, "Pods": a move's cut-over, or the store has left that pod)
 // ran nothing, so it is tried again, with or without an Idempotency-Key: the store is
 // forgotten by every core of this node and the key looked up again in the directory, so
@@ -163,8 +153,8 @@ runtime::task<void> write_on_pod(Context& ctx, const WriteRequest& write, Build 
       co_return;
     }
     db::Unit unit;
-    const bool carries = build(unit, pod.pod());
-    const Finished finished = co_await finish(ctx, unit, pod.pod(), carries, write.keyed());
+    const WakeTurn turn = build(unit, pod.pod());
+    const Finished finished = co_await finish(ctx, unit, pod.pod(), turn, write.keyed());
     if (finished == Finished::answered) co_return;
     count_fenced_write();
     if (runtime::Clock::now() + kFencedRetryStep >= give_up_at) {
@@ -192,24 +182,28 @@ runtime::task<void> reject(Context& ctx, const WriteRequest& write) {
     fail(ctx, rejection);
     co_return;
   }
-  const std::string body = stored_error(rejection);
+  const ErrorInfo& info = error_info(rejection.code());
+  const std::string body = stored_error(info, rejection);
   co_await write_on_pod(ctx, write, [&](db::Unit& unit, Pod&) {
     unit.add(kStoreRejection, {ctx.caller.store(), write.key.text, std::string_view(write.key.fingerprint),
-                               error_info(rejection.code()).status, std::string_view(body)});
-    return false;  // it queues nothing to announce
+                               info.status, std::string_view(body)});
+    return WakeTurn();  // it queues nothing to announce
   });
 }
 
 // The endpoint's statement with its own parameters (WriteCall), then the key, the
-// fingerprint and the trace id.
-void add_call(db::Unit& unit, const WriteCall& call, db::Param key, db::Param fingerprint, std::string_view trace) {
+// fingerprint and the trace id; after the NOTIFY when the write's `turn` carries it.
+// First, so that a failed NOTIFY fails the write too (the rest of the transaction is
+// skipped) rather than roll back a write whose answer came already.
+void add_call(db::Unit& unit, const WakeTurn& turn, const WriteCall& call, db::Param key, db::Param fingerprint,
+              std::string_view trace) {
   std::array<db::Param, kMaxWriteParams + 3> params;
   const std::span<const db::Param> own = call.params();
   std::copy(own.begin(), own.end(), params.begin());
   params[own.size()] = key;
   params[own.size() + 1] = fingerprint;
   params[own.size() + 2] = trace;
-  unit.add(call.statement(), std::span<const db::Param>(params).first(own.size() + 3));
+  unit.add(turn.notify(), call.statement(), std::span<const db::Param>(params).first(own.size() + 3));
 }
 
 }  // namespace
@@ -231,12 +225,9 @@ runtime::task<void> run_write(Context& ctx, WriteEndpoint endpoint) {
   const db::Param fingerprint_param =
       write.keyed() ? db::Param(std::string_view(write.key.fingerprint)) : db::Param(std::nullopt);
   co_await write_on_pod(ctx, write, [&](db::Unit& unit, Pod& pod) {
-    // First, so that a failed NOTIFY fails the write too (the rest of the transaction is
-    // skipped) rather than roll back a write whose answer came already.
-    const bool carries = pod.dispatcher_wake().take_turn();
-    if (carries) unit.add(kNotifyDispatchers, {});
-    add_call(unit, write.call, key_param, fingerprint_param, ctx.req.trace_id);
-    return carries;
+    const WakeTurn turn = pod.dispatcher_wake().take_turn();
+    add_call(unit, turn, write.call, key_param, fingerprint_param, ctx.req.trace_id);
+    return turn;
   });
 }
 

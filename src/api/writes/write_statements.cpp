@@ -6,10 +6,15 @@
 // statement's parameters holding them. The request's trace id is kept for the
 // transaction (api.set_trace_id) just before the write runs — CASE tests its branches in
 // order — so that the events and e-mails it queues carry it, without a statement of its own.
-#define STOREAPI_KEYED_WRITE(KEY, FINGERPRINT, TRACE, CALL)                                            \
-  "select a.outcome, a.status, a.body from api.claim_idempotency_key($1, " KEY ", " FINGERPRINT ") c," \
-  " lateral api.complete_write($1, " KEY ", " FINGERPRINT ", c, case when c.outcome <> 'run' then null" \
-  " when api.set_trace_id(" TRACE ") then " CALL " end) a"
+// An error answer's fields come apart from its body (api.error_fields,
+// sql/functions/35_write_errors.sql), read only for a status of 400 or more: OFFSET 0
+// keeps the subquery whole, so its condition is checked before the function is called.
+#define STOREAPI_KEYED_WRITE(KEY, FINGERPRINT, TRACE, CALL)                                                  \
+  "select a.outcome, a.status, a.body, e.code as error_code, e.param as error_param,"                        \
+  " e.message as error_message from api.claim_idempotency_key($1, " KEY ", " FINGERPRINT ") c,"             \
+  " lateral api.complete_write($1, " KEY ", " FINGERPRINT ", c, case when c.outcome <> 'run' then null"       \
+  " when api.set_trace_id(" TRACE ") then " CALL " end) a"                                                   \
+  " left join lateral (select * from api.error_fields(a.body) where a.status >= 400 offset 0) e on true"
 
 // The parameters every keyed write ends with.
 #define STOREAPI_KEYED_WRITE_PARAMS \

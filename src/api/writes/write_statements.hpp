@@ -5,8 +5,10 @@
 // (sql/functions/30_idempotency.sql). The last three parameters are the key and the
 // request's fingerprint (both null without a key) and its trace id (the events and
 // e-mails the write queues carry it); every statement returns one row
-// (outcome, status, body): outcome run | replay | mismatch | in_progress, status and body
-// the answer to give (null for mismatch and in_progress).
+// (outcome, status, body, error_code, error_param, error_message): outcome run | replay |
+// mismatch | in_progress | fenced, status and body the answer to give (null for mismatch
+// and in_progress), and for an error (status 400 or more) its body's fields apart (null
+// when the body is not readable, or the field is absent or null).
 #include <cstdint>
 #include <optional>
 #include <string_view>
@@ -16,7 +18,8 @@
 
 namespace storeapi::api {
 
-#define STOREAPI_WRITE_ANSWER_COLUMNS(X) X(outcome, text) X(status, int4) X(body, text)
+#define STOREAPI_WRITE_ANSWER_COLUMNS(X) \
+  X(outcome, text) X(status, int4) X(body, text) X(error_code, text) X(error_param, text) X(error_message, text)
 STOREAPI_DB_ROW(WriteAnswer, STOREAPI_WRITE_ANSWER_COLUMNS);
 
 // How a keyed write's statement took its key (WriteAnswer's outcome,
