@@ -53,10 +53,7 @@ fail() {
   for f in "$work"/*.err; do [[ -f $f ]] && { echo "--- $f"; tail -15 "$f"; } >&2; done
   exit 1
 }
-wait_for() {
-  for _ in $(seq 600); do "$@" && return 0; sleep 0.1; done
-  return 1
-}
+source "$source_root/tests/support/wait_for.sh"
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 # The fenced block after the README line `<!-- example: NAME`.
 example() {

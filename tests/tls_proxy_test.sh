@@ -23,11 +23,7 @@ fail() {
   for f in "$work"/server.err "$work"/nginx-error.log; do [[ -f $f ]] && { echo "--- $f"; tail -20 "$f"; } >&2; done
   exit 1
 }
-# Waits (up to 30 s) until the command succeeds.
-wait_for() {
-  for _ in $(seq 300); do "$@" && return 0; sleep 0.1; done
-  return 1
-}
+source "$source_root/tests/support/wait_for.sh"
 
 # No database: what goes through the proxy here (health, the document, a 401) needs none.
 # A bad proxy address is refused at start, naming the setting.

@@ -39,10 +39,7 @@ cleanup() {
   rm -rf "$work"
 }
 trap cleanup EXIT
-wait_for() {
-  for _ in $(seq 300); do "$@" && return 0; sleep 0.1; done
-  return 1
-}
+source "$source_root/tests/support/wait_for.sh"
 
 # The calls a unit's SystemCallFilter= lines allow, one per line.
 allowed_by() {

@@ -54,7 +54,7 @@ trap cleanup EXIT
 mkdir -p "$sock" && chown postgres: "$work" "$sock"
 d=$build; while [[ $d != / ]]; do [[ -x $d ]] || fail "$d is not reachable by postgres"; d=$(dirname "$d"); done
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
-wait_for() { for _ in $(seq 600); do "$@" >/dev/null 2>&1 && return 0; sleep 0.1; done; return 1; }
+source "$source_root/tests/support/wait_for.sh"
 port=$(free_port)
 
 source "$source_root/tests/backup/pgbackrest_conf.sh"

@@ -52,12 +52,7 @@ fail() {
   for f in "$work"/*.log; do [[ -f $f ]] && { echo "--- $f"; tail -15 "$f"; } >&2; done
   exit 1
 }
-# Waits (up to $WAIT_SECONDS s, default 60) until the command succeeds.
-wait_for() {
-  local tries=$(( ${WAIT_SECONDS:-60} * 10 ))
-  for _ in $(seq "$tries"); do "$@" >/dev/null 2>&1 && return 0; sleep 0.1; done
-  return 1
-}
+source "$source_root/tests/support/wait_for.sh"
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 now_ms() { date +%s%3N; }
 

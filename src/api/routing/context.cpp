@@ -3,8 +3,10 @@
 #include <cstdio>
 
 namespace storeapi::api {
+namespace {
 
-runtime::task<db::Outcome> run_unit(Context& ctx, db::Unit& unit, Pod& pod) {
+// What run_unit does, on `pod`, the store's, already found.
+runtime::task<db::Outcome> run_on_pod(Context& ctx, db::Unit& unit, Pod& pod) {
   ReadRouter& router = ctx.services.read_router;
   const bool reads = ctx.req.method == http::Method::get || ctx.req.method == http::Method::head;
   const db::Outcome outcome =
@@ -13,14 +15,16 @@ runtime::task<db::Outcome> run_unit(Context& ctx, db::Unit& unit, Pod& pod) {
   co_return outcome;
 }
 
+}  // namespace
+
 runtime::task<db::Outcome> run_unit(Context& ctx, db::Unit& unit) {
   const PodLookup pod = co_await ctx.services.pods.find(ctx.caller.pod);
   if (!pod.ok()) co_return db::Outcome::unavailable;
-  co_return co_await run_unit(ctx, unit, pod.pod());
+  co_return co_await run_on_pod(ctx, unit, pod.pod());
 }
 
 runtime::task<UnitRan> run_write_unit(Context& ctx, db::Unit& unit, Pod& pod, std::size_t statement) {
-  const db::Outcome outcome = co_await run_unit(ctx, unit, pod);
+  const db::Outcome outcome = co_await run_on_pod(ctx, unit, pod);
   const Checked ran = check_database_answer(ctx, outcome, unit.result(statement));
   if (ran.ok()) co_return UnitRan::answered;
   fail(ctx, ran);

@@ -67,14 +67,12 @@ void fail_named(http::Response& res, std::string_view request_id, std::string_vi
 // counts against the request's database stages, not its render stage
 // (metrics/stage_timing.hpp). A pod this node cannot reach or learn of: unavailable (503).
 runtime::task<db::Outcome> run_unit(Context& ctx, db::Unit& unit);
-// The same on `pod`, the store's, already found (a write's, for its dispatchers' wake-up).
-runtime::task<db::Outcome> run_unit(Context& ctx, db::Unit& unit, Pod& pod);
 
-// The database could not run a unit: 503 (unreachable or overloaded).
 // Answers a refused check (Checked::ok() false).
 inline void fail(Context& ctx, const Checked& refused) {
   fail(ctx, refused.code(), refused.param(), refused.message());
 }
+// The database could not run a unit: 503 (unreachable or overloaded).
 inline void fail_unavailable(Context& ctx) { fail(ctx, ErrorCode::service_unavailable); }
 
 // Whether a unit ran and its statement `result` succeeded. If not, refused with
@@ -87,9 +85,10 @@ Checked check_database_answer(const Context& ctx, db::Outcome outcome, const db:
 // request is answered already (503 or 500, as check_database_answer refuses).
 enum class UnitRan : std::uint8_t { answered, failed };
 
-// A write's unit on `pod`: run_unit, then check_database_answer on its statement `statement`,
-// in one call, so that a write's path enters this file once (docs/ARCHITECTURE.md §2,
-// "A write, read once").
+// A write's unit on `pod`, the store's, already found (for its dispatchers' wake-up): run
+// as run_unit runs it, then check_database_answer on its statement `statement`, in one
+// call, so that a write's path enters this file once (docs/ARCHITECTURE.md §2, "A write,
+// read once").
 runtime::task<UnitRan> run_write_unit(Context& ctx, db::Unit& unit, Pod& pod, std::size_t statement);
 
 }  // namespace storeapi::api
