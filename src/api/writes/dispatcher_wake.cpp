@@ -27,8 +27,10 @@ void WakeTurns::sent(Clock::time_point now) {
 }
 
 DispatcherWake::~DispatcherWake() {
-  // Queued only on its core, which runs the hook unless it is forgotten.
-  if (start_sending_.queued) runtime::Reactor::current().forget(start_sending_);
+  // Queued only on its core, which would run the hook unless it is forgotten (a core that
+  // stopped runs nothing more).
+  if (!start_sending_.queued) return;
+  if (runtime::Reactor* core = runtime::Reactor::current_or_null()) core->forget(start_sending_);
 }
 
 WakeTurn DispatcherWake::take_turn() { return WakeTurn(*this, turns_.take_turn(WakeTurns::Clock::now())); }
