@@ -195,6 +195,34 @@ TEST(DbPool, AFailingStatementSpoilsOnlyItsOwnSegment) {
   EXPECT_EQ(metric(R"(storeapi_db_errors_total{class="22"})") - data_errors_before, 1);
 }
 
+// A statement added with its preamble (Unit::add(first, ...), as a write with the
+// dispatchers' NOTIFY) runs in the preamble's segment: a failing preamble skips it, as a
+// failed NOTIFY fails the write, and the segment after the Sync runs on. A preamble takes
+// no parameters.
+TEST(DbPool, AStatementWithItsPreambleIsOneSegment) {
+  const db::Statement failing{"failing_preamble", "select 1 / 0", storeapi::testing::untyped_params(0), {}};
+  std::vector<db::Statement> statements{kDouble, kBackendPid, failing};
+  db::Pool pool(options(1), statements);
+  run_on_reactor([&]() -> runtime::task<void> {
+    pool.start();
+    co_await wait_ready(pool);
+    db::Unit unit;
+    const db::Param one[] = {1};
+    const db::Param two[] = {2};
+    unit.add(&failing, kDouble, one).sync().add(&kBackendPid, kDouble, two);
+    EXPECT_EQ(unit.size(), 4u);
+    const db::Outcome outcome = co_await pool.run(unit);
+    EXPECT_EQ(outcome, db::Outcome::done);
+    EXPECT_EQ(unit.result(0).sqlstate(), "22012");  // division_by_zero
+    EXPECT_EQ(unit.result(1).status(), PGRES_PIPELINE_ABORTED);
+    CO_ASSERT_TRUE(unit.result(3).ok());
+    EXPECT_EQ(unit.result(3).int64(0, 0), 4);
+  });
+  db::Unit misused;
+  const db::Param param[] = {1};
+  EXPECT_THROW(misused.add(&kDouble, kDouble, param), std::logic_error);
+}
+
 TEST(DbPool, ParametersAreCopiedAndNullsPassed) {
   const db::Statement is_null{"is_null", "select $1::text is null, $2::text", storeapi::testing::untyped_params(2), {}};
   std::vector<db::Statement> statements{is_null};

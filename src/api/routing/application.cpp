@@ -1,5 +1,7 @@
 #include "api/routing/application.hpp"
 
+#include <cstdio>
+
 #include "api/lists/cursor_secret.hpp"
 #include "api/routing/endpoints.hpp"
 #include "api/writes/idempotency.hpp"
@@ -9,8 +11,6 @@
 #include "auth/invalidation.hpp"
 #include "common/build_version.hpp"
 #include "metrics/stage_timing.hpp"
-
-#include <cstdio>
 
 #include "runtime/spawn.hpp"
 
