@@ -9,6 +9,7 @@
 #include "admin/base/errors.hpp"
 #include "admin/migrations/migrations.hpp"
 #include "admin_cli.hpp"
+#include "support/database_exec.hpp"
 #include "support/poll.hpp"
 #include "support/test_database.hpp"
 
@@ -24,13 +25,6 @@ namespace storeapi::testing {
 namespace {
 
 using namespace std::chrono_literals;
-
-std::string value(const TestDatabase& db, const std::string& sql) {
-  auto conn = db.connect();
-  pqxx::work work(*conn);
-  auto field = work.exec1(sql)[0];
-  return field.is_null() ? "" : field.c_str();
-}
 
 void run(const TestDatabase& db, const std::string& sql) {
   auto conn = db.connect();

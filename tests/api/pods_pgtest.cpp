@@ -64,14 +64,6 @@ void seed(TestDatabase& on, const std::string& store_id) {
   work.commit();
 }
 
-template <class... Args>
-std::string value(TestDatabase& on, const std::string& sql, const Args&... args) {
-  auto conn = on.connect();
-  pqxx::nontransaction work(*conn);
-  pqxx::row row = work.exec_params1(sql, args...);
-  return row[0].is_null() ? "<null>" : row[0].c_str();
-}
-
 class Pods : public ::testing::Test {
  protected:
   static void SetUpTestSuite() { cluster_ = new ThrowawayCluster(); }

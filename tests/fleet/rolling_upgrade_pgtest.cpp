@@ -18,6 +18,7 @@
 // reported with its longest request.
 #include "admin/admin_cli.hpp"
 #include "common/build_version.hpp"
+#include "support/database_exec.hpp"
 #include "support/free_port.hpp"
 #include "support/haproxy_process.hpp"
 #include "support/http_client.hpp"
@@ -54,13 +55,6 @@ using Clock = std::chrono::steady_clock;
 constexpr const char* kPreviousRelease = "7eb8bbf50f18510eec8dc2dc3f1a7ea78faf44b5";
 constexpr const char* kSecret = "rolling-upgrade-test-secret-of-at-least-32-bytes";
 constexpr long kLockTimeoutMs = 1000;
-
-std::string value(TestDatabase& db, const std::string& sql, const std::string& param) {
-  auto conn = db.connect();
-  pqxx::nontransaction work(*conn);
-  auto r = work.exec_params(sql, param);
-  return r.empty() || r[0][0].is_null() ? "" : r[0][0].c_str();
-}
 
 // tools/build-release's build directory of the previous release; "" (and `why`) if it failed.
 std::string previous_release_build(std::string& why) {

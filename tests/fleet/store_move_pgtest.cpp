@@ -28,6 +28,7 @@
 #include "admin/two_pods.hpp"
 #include "fleet/fence_watcher.hpp"
 #include "support/dispatcher_process.hpp"
+#include "support/database_exec.hpp"
 #include "support/http_client.hpp"
 #include "support/poll.hpp"
 #include "support/readiness.hpp"
@@ -65,19 +66,6 @@ constexpr const char* kSecret = "store-move-test-secret-of-at-least-32-bytes";
 constexpr long kAcknowledgedAroundTheMove = 20;
 
 double ms(Clock::duration d) { return std::chrono::duration<double, std::milli>(d).count(); }
-
-std::string value(TestDatabase& db, const std::string& sql, const std::string& param) {
-  auto conn = db.connect();
-  pqxx::nontransaction work(*conn);
-  auto r = work.exec_params(sql, param);
-  return r.empty() || r[0][0].is_null() ? "" : r[0][0].c_str();
-}
-
-void exec(TestDatabase& db, const std::string& sql, const std::string& param) {
-  auto conn = db.connect();
-  pqxx::nontransaction work(*conn);
-  work.exec_params(sql, param);
-}
 
 std::string json_string(simdjson::dom::element e, const char* key) { return std::string(std::string_view(e[key])); }
 
