@@ -9,7 +9,10 @@
 -- and its stored document as a new value of the same size and content (its last
 -- updated_at, and the variant's when the variant moved it last, replaced: the
 -- document's closing `"updated_at":"…"}`; lz4 in the row, as 039 stores it), the event
--- with a real adjust's payload, the key with the real stored answer.
+-- with a real adjust's payload (text made json: checked, as the server's and any json a
+-- client sends are), the key with the real stored answer. The key grows with time (the
+-- transaction's start and the client), as bench/load/requests.lua's keys of a run do, so
+-- its index takes it at its right end.
 -- setup: keyed_adjust
 \set n random(1, :variants)
 begin;
