@@ -158,6 +158,22 @@ TEST(PatroniPod, AStoreMovesOntoItAndOffItUnderWritesWithNoAcknowledgedWriteLost
   writers.check();
 }
 
+// A server log's ERROR and FATAL lines, each with the DETAIL, CONTEXT or STATEMENT lines after it.
+std::string errors_in(const std::string& log) {
+  std::istringstream lines(log);
+  std::string line, out;
+  bool keep = false;
+  while (std::getline(lines, line)) {
+    if (line.find("ERROR:") != std::string::npos || line.find("FATAL:") != std::string::npos)
+      keep = true;
+    else if (line.find("DETAIL:") == std::string::npos && line.find("CONTEXT:") == std::string::npos &&
+             line.find("STATEMENT:") == std::string::npos)
+      keep = false;
+    if (keep) out += line + "\n";
+  }
+  return out;
+}
+
 TEST(PatroniPod, AMoveOffItCutByAFailoverLeavesTheStoreWhereItWasAndRunsAgain) {
   const std::vector<std::string> data_dirs = split(setting("STOREAPI_TEST_PATRONI_DATA_DIRS"));
   const std::vector<std::string> rest_ports = split(setting("STOREAPI_TEST_PATRONI_REST_PORTS"));
@@ -232,7 +248,8 @@ TEST(PatroniPod, AMoveOffItCutByAFailoverLeavesTheStoreWhereItWasAndRunsAgain) {
             << " after the kill, synchronous again " << since_kill(synchronous) << "; run again: exit "
             << again.exit_code << " " << again.out << again.err;
   EXPECT_NE(cut, std::optional(0)) << "the move went through the failover";
-  EXPECT_EQ(again.exit_code, 0) << again.err;
+  EXPECT_EQ(again.exit_code, 0) << again.err << "main's errors (the move's target):\n"
+                                << errors_in(main_cluster.server_log());
   EXPECT_EQ(env.value("select pod from stores where id = $1", store), "main");
   for (const auto& [status, attempts] : writers.statuses())
     EXPECT_TRUE(status == 200 || status == 503 || status == 409 || status == 0) << attempts << " attempts answered " << status;

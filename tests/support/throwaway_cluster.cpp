@@ -102,7 +102,12 @@ void ThrowawayCluster::configure() {
        << "fsync = off\nsynchronous_commit = off\nfull_page_writes = off\n"
        << "max_connections = 100\nshared_buffers = 32MB\n"
        // Logical WAL, so a cluster can be the source of a store move (admin/move/store_move.hpp).
-       << "wal_level = logical\n";
+       << "wal_level = logical\n"
+       // As a move's target, a replication origin for its subscription and one for each
+       // table whose copy ended before the subscription caught up with it (up to every
+       // table of a store), each taking one of max_replication_slots' origin slots
+       // (docs/DEPLOY.md, "Moving stores between pods").
+       << "max_replication_slots = 20\n";
   if (!host_.netns.empty()) {
     // The hub (servers, the test) and the other hosts of the lab connect over its bridge.
     std::ofstream hba(dir_ + "/data/pg_hba.conf", std::ios::app);
